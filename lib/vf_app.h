@@ -1,0 +1,90 @@
+/* The common main of the four tools: options, runtime, ports, engine, stats
+ * output, signals.  A tool is a struct vf_tool: its name, defaults and extra
+ * options; everything else is shared. */
+#ifndef VF_APP_H
+#define VF_APP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vf_fwd.h"
+
+#define VF_MAX_SPECS VF_MAX_PORTS
+
+struct vf_app;
+
+enum vf_complete {
+	VF_COMP_NONE,		/* free text / number */
+	VF_COMP_MODE,		/* forwarding mode names */
+	VF_COMP_PORT,		/* driver names, then devargs keys */
+	VF_COMP_FILE,
+	VF_COMP_CHOICES,	/* from .choices, '|'-separated */
+};
+
+struct vf_opt {
+	const char *lname;	/* long name without "--" */
+	int sname;		/* short letter or 0 */
+	const char *arg;	/* argument name for help, NULL: flag */
+	const char *help;
+	enum vf_complete complete;
+	const char *choices;
+	/* Returns 0, or -1 with a message in err (exit status 2). */
+	int (*set)(struct vf_app *app, const char *arg, char *err, size_t errlen);
+};
+
+struct vf_tool {
+	const char *name;
+	const char *summary;		/* one line for --help */
+	const char *default_mode;	/* NULL: "io" */
+	uint16_t default_null_ports;	/* ports created when none given */
+	const struct vf_opt *opts;	/* tool-specific options, NULL-terminated */
+	/* After options are parsed: add the tool's ports, adjust defaults. */
+	int (*finish)(struct vf_app *app, char *err, size_t errlen);
+	/* Optional: register the tool's shell commands. */
+	void (*shell_init)(struct vf_app *app);
+};
+
+struct vf_app {
+	const struct vf_tool *tool;
+	/* ports */
+	char *specs[VF_MAX_SPECS];
+	unsigned int nb_specs;
+	/* runtime */
+	char lcores[128];
+	int main_lcore;			/* -1: first of the list */
+	char eal_args[1024];
+	/* engine */
+	struct vf_fwd_cfg fwd;
+	bool mode_set;
+	uint16_t nb_rxq, nb_txq, nb_rxd, nb_txd;
+	unsigned int nb_cores;		/* 0: all forwarding lcores */
+	uint32_t total_num_mbufs;	/* 0: computed */
+	bool tx_first, auto_start, interactive;
+	bool eth_peer_set[VF_MAX_PORTS];
+	/* run and output */
+	double duration;		/* 0: until signal / quit */
+	double stats_period;		/* 0: none */
+	bool json;
+	char stats_file[512];
+	FILE *stats_fp;
+	char cmdline_file[512];
+	bool stop_on_error;
+	int verbose;
+};
+
+int vf_app_main(const struct vf_tool *tool, int argc, char **argv);
+
+/* For tools' option setters. */
+int vf_app_add_spec(struct vf_app *app, const char *spec, char *err, size_t errlen);
+int vf_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+int vf_parse_double(const char *s, double min, double max, double *out);
+
+/* The common options (NULL-terminated), for help, completion and tests. */
+extern const struct vf_opt vf_common_opts[];
+
+/* Prints one stats document (ports and streams) to stdout and the stats file. */
+void vf_app_print_stats(struct vf_app *app, bool final);
+
+#endif

@@ -1,0 +1,35 @@
+/* Memory a driver can hand to a peer by file descriptor.
+ *
+ * The runtime starts DPDK so that every memseg list is backed by one file
+ * (memfd without hugepages, one hugetlbfs file per list with them), so all
+ * mbuf pools live in at most a handful of fd-backed regions. */
+#ifndef VF_MEM_H
+#define VF_MEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define VF_MEM_MAX_REGIONS 8
+
+struct vf_mem_region {
+	void *addr;		/* our virtual address of the region start */
+	size_t len;		/* bytes */
+	int fd;			/* owned by DPDK: do not close */
+	uint64_t offset;	/* offset of addr inside fd */
+};
+
+/* Lists the regions that hold DPDK heap memory (where mempools live).
+ * Returns the count (<= max), or -errno (-ENOTSUP when the memory cannot be
+ * shared, e.g. legacy hugepages without single-file segments). */
+int vf_mem_regions(struct vf_mem_region *out, int max);
+
+/* The region holding [addr, addr+len), or NULL. */
+const struct vf_mem_region *vf_mem_find(const struct vf_mem_region *regs, int n,
+					const void *addr, size_t len);
+
+/* A fresh memfd of len bytes mapped shared (rings, private regions).
+ * Returns the address (fd in *fd) or NULL with errno set. */
+void *vf_mem_shared_alloc(size_t len, const char *name, int *fd);
+void vf_mem_shared_free(void *addr, size_t len, int fd);
+
+#endif

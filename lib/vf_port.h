@@ -1,0 +1,143 @@
+/* Ports: {driver ops, private state, queues, stats}.
+ *
+ * The framework validates (port state, queue ids, arguments) and the driver
+ * ops only do the work.  The burst functions and queue pointers sit in the
+ * first cache line of struct vf_port, the one deliberate fast-path layout;
+ * everything else is reached through functions. */
+#ifndef VF_PORT_H
+#define VF_PORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "vf_devargs.h"
+
+#define VF_MAX_PORTS   32
+#define VF_MAX_QUEUES  16
+#define VF_NAME_LEN    32
+
+struct vf_port;
+struct vf_out;
+
+typedef uint16_t (*vf_rx_burst_t)(void *rxq, struct rte_mbuf **pkts, uint16_t n);
+typedef uint16_t (*vf_tx_burst_t)(void *txq, struct rte_mbuf **pkts, uint16_t n);
+
+/* Counter names follow DPDK telemetry's /ethdev/stats. */
+struct vf_port_stats {
+	uint64_t ipackets, opackets, ibytes, obytes;
+	uint64_t imissed, ierrors, oerrors, rx_nombuf;
+};
+
+struct vf_xstat {
+	char name[64];
+	uint64_t value;
+};
+
+struct vf_link {
+	bool up;
+	uint32_t speed_mbps;	/* 0: unknown */
+};
+
+/* What the engine asks of a port before start. */
+struct vf_port_conf {
+	uint16_t nb_rxq, nb_txq;
+	uint16_t nb_rxd, nb_txd;
+	struct rte_mempool *pool;	/* rx buffers come from here */
+};
+
+struct vf_driver {
+	const char *name;
+	const char *help;			/* one line for vf-ports(7) and help */
+	const struct vf_kvdef *keys;		/* accepted devargs; NULL: passed raw */
+
+	/* Parse devargs (already validated against keys), allocate priv,
+	 * open sockets.  May fill port->mac and port->max_rxq/max_txq. */
+	int (*probe)(struct vf_port *port, const struct vf_devargs *da);
+	/* Queues and descriptors; called while stopped, maybe more than once. */
+	int (*configure)(struct vf_port *port, const struct vf_port_conf *conf);
+	/* Must set port->rx_burst/tx_burst and port->rxq[]/txq[]. */
+	int (*start)(struct vf_port *port);
+	void (*stop)(struct vf_port *port);
+	void (*close)(struct vf_port *port);	/* frees priv; idempotent */
+
+	void (*link_get)(struct vf_port *port, struct vf_link *link);
+	void (*stats_get)(struct vf_port *port, struct vf_port_stats *st);
+	void (*stats_reset)(struct vf_port *port);
+	/* Fills up to n entries, returns how many exist (may be > n). Optional. */
+	int (*xstats_get)(struct vf_port *port, struct vf_xstat *xs, unsigned int n);
+	void (*xstats_reset)(struct vf_port *port);
+	/* Driver-specific fields for "show port info" (text and JSON). Optional. */
+	void (*info)(struct vf_port *port, struct vf_out *out);
+	/* Per-queue ring state for "show port ring". Optional. */
+	void (*ring_info)(struct vf_port *port, struct vf_out *out);
+};
+
+struct vf_port {
+	/* fast path: first cache line */
+	vf_rx_burst_t rx_burst;
+	vf_tx_burst_t tx_burst;
+	void *rxq[VF_MAX_QUEUES];
+	void *txq[VF_MAX_QUEUES];
+
+	/* control path */
+	uint16_t id;
+	char name[VF_NAME_LEN];
+	char spec[VF_DEVARGS_STR_MAX];
+	const struct vf_driver *drv;
+	void *priv;
+	struct vf_port_conf conf;
+	uint16_t max_rxq, max_txq;	/* driver limits, default VF_MAX_QUEUES */
+	uint8_t mac[6];
+	bool configured, started;
+	struct vf_port_stats stats_base;	/* for "clear port stats" */
+	uint64_t link_changes;
+} __rte_cache_aligned;
+
+/* Driver registry: drivers call this from a constructor (VF_DRIVER_REGISTER). */
+void vf_driver_register(const struct vf_driver *drv);
+const struct vf_driver *vf_driver_find(const char *name);
+/* Iterate: idx from 0 until NULL. */
+const struct vf_driver *vf_driver_at(unsigned int idx);
+
+#define VF_DRIVER_REGISTER(drv) \
+	static void __attribute__((constructor)) vf_register_##drv(void) \
+	{ vf_driver_register(&(drv)); }
+
+/* Creates a port from "DRIVER[,k=v...]".  Returns NULL with a one-line
+ * message in err (naming the bad key and listing the accepted ones). */
+struct vf_port *vf_port_create(const char *spec, char *err, size_t errlen);
+int vf_port_configure(struct vf_port *port, const struct vf_port_conf *conf);
+int vf_port_start(struct vf_port *port);
+void vf_port_stop(struct vf_port *port);
+void vf_port_close(struct vf_port *port);	/* also frees the id */
+
+uint16_t vf_port_count(void);		/* highest id + 1 */
+struct vf_port *vf_port_get(uint16_t id);	/* NULL if none */
+
+void vf_port_link(struct vf_port *port, struct vf_link *link);
+/* Stats since the last vf_port_stats_reset(). */
+void vf_port_stats(struct vf_port *port, struct vf_port_stats *st);
+void vf_port_stats_reset(struct vf_port *port);
+int vf_port_xstats(struct vf_port *port, struct vf_xstat *xs, unsigned int n);
+void vf_port_xstats_reset(struct vf_port *port);
+
+/* Burst functions a driver installs while it cannot move packets. */
+uint16_t vf_port_rx_none(void *q, struct rte_mbuf **pkts, uint16_t n);
+uint16_t vf_port_tx_none(void *q, struct rte_mbuf **pkts, uint16_t n);
+
+static inline uint16_t
+vf_port_rx(struct vf_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
+{
+	return p->rx_burst(p->rxq[q], pkts, n);
+}
+
+static inline uint16_t
+vf_port_tx(struct vf_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
+{
+	return p->tx_burst(p->txq[q], pkts, n);
+}
+
+#endif

@@ -1,0 +1,19 @@
+/* Quiescence between the control thread and the forwarding cores.
+ *
+ * A driver that is about to unmap peer memory (disconnect, new memory table)
+ * first marks its queues as not ready, then calls vf_sync_wait(): when it
+ * returns, every forwarding core has finished the burst it was in, so none
+ * still holds a pointer into the old mapping. */
+#ifndef VF_SYNC_H
+#define VF_SYNC_H
+
+void vf_sync_wait(void);
+
+/* Engine side: a forwarding core registers, reports a quiescent state
+ * between bursts, and goes offline when it stops. */
+void vf_sync_thread_online(unsigned int lcore);
+void vf_sync_thread_offline(unsigned int lcore);
+void vf_sync_quiescent(unsigned int lcore);
+int vf_sync_init(void);
+
+#endif
