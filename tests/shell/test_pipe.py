@@ -131,3 +131,12 @@ check(r.returncode == 1 and "stdin:2" in r.stderr and "bogus" in r.stderr, f"{r.
 r = run(["sh", "-c", f"printf 'start\\n' | {vfwd} --port null"])
 check(r.returncode == 0, f"EOF: {r.returncode} {r.stderr}")
 print("ok")
+
+# the man page documents every command of the table
+man = open(os.path.join(os.path.dirname(__file__), "..", "..", "man", "vfwd.1")).read()
+r = run(["sh", "-c", f"printf 'help json\\n' | {vfwd} --port null"])
+for c in json.loads(r.stdout)["commands"]:
+    first = c["command"].split()
+    check(f".It Ic {first[0]}" in man and all(w in man for w in first),
+          f"vfwd(1) lacks the command {c['command']!r}")
+print("man ok")
