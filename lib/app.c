@@ -426,8 +426,9 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 		return ret - 1;
 	if (tool->finish && tool->finish(app, err, sizeof(err)))
 		return usage_error(tool, err);
-	for (unsigned int i = app->nb_specs; i < tool->default_null_ports; i++)
-		vf_app_add_spec(app, "null", err, sizeof(err));
+	if (app->nb_specs == 0)
+		for (unsigned int i = 0; i < tool->default_null_ports; i++)
+			vf_app_add_spec(app, "null", err, sizeof(err));
 	if (app->nb_specs == 0)
 		return usage_error(tool, "no port: give at least one --port SPEC");
 	if (check_specs(app, err, sizeof(err)))
