@@ -22,6 +22,7 @@
 #include "vf_shell.h"
 #include "vf_stats.h"
 #include "vf_sync.h"
+#include "vf_telemetry.h"
 
 #define EXIT_USAGE 2
 
@@ -476,6 +477,7 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
 
+	vf_telemetry_register();
 	if (vf_sync_init() || vf_ctl_start()) {
 		VF_ERR("cannot start the control thread");
 		status = 1;
