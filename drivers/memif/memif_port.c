@@ -26,7 +26,7 @@ static const struct vf_kvdef memif_keys[] = {
 	{ "bsize", VF_KV_UINT, 1, 65535, NULL, "2048", "buffer size in bytes" },
 	{ "rsize", VF_KV_UINT, 1, MEMIF_MAX_LOG2_RING, NULL, "10", "log2 of the ring size" },
 	{ "secret", VF_KV_STR, 0, MEMIF_SECRET_SZ, NULL, "", "shared secret (server checks it)" },
-	{ "mac", VF_KV_MAC, 0, 0, NULL, "random", "port MAC address" },
+	{ "mac", VF_KV_MAC, 0, 0, NULL, "02:76:66:00:00:<port>", "port MAC address" },
 	{ "zero-copy", VF_KV_BOOL, 0, 1, NULL, "no",
 	  "accepted for DPDK compatibility; copy mode is used" },
 	{ "queues", VF_KV_UINT, 1, MEMIF_MAX_QUEUES, NULL, "1",
@@ -111,8 +111,8 @@ static int memif_probe(struct vf_port *port, const struct vf_devargs *da)
 			return c.ret;
 		}
 	}
-	if (!vf_devargs_mac(da, "mac", port->mac))
-		rte_eth_random_addr(port->mac);
+	/* Without mac= the framework's per-port local address stays. */
+	vf_devargs_mac(da, "mac", port->mac);
 	if (cfg.queues) {
 		port->max_rxq = cfg.queues;
 		port->max_txq = cfg.queues;
