@@ -237,5 +237,7 @@ uint16_t memif_rx_server(void *q, struct rte_mbuf **pkts, uint16_t n);
 uint16_t memif_tx_server(void *q, struct rte_mbuf **pkts, uint16_t n);
 /* Re-initialises a queue's private indices for a new connection. */
 void memif_queue_reset(struct memif_queue *q);
+/* Client rx: post every free S2C slot (our buffers, capacity bsize). */
+void memif_client_refill(struct memif_queue *q);
 
 #endif

@@ -218,6 +218,12 @@ void memif_if_connected(struct memif_if *mif)
 		queue_attach(mif, &mif->rxq[i], srv ? &mif->c2s[i] : &mif->s2c[i], true);
 	for (uint16_t i = 0; i < ntx; i++)
 		queue_attach(mif, &mif->txq[i], srv ? &mif->s2c[i] : &mif->c2s[i], false);
+	/* Client: give the server our receive buffers now, so that it can
+	 * send as soon as it sees CONNECTED answered (DPDK's client posts
+	 * them on its first poll instead). */
+	if (!srv)
+		for (uint16_t i = 0; i < nrx; i++)
+			memif_client_refill(&mif->rxq[i]);
 	/* Release: everything above is visible to a core that reads ready. */
 	for (uint16_t i = 0; i < nrx; i++)
 		__atomic_store_n(&mif->rxq[i].ready, 1, __ATOMIC_RELEASE);

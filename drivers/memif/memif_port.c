@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_ether.h>
 
@@ -159,6 +160,19 @@ static void do_disable(void *arg)
 	memif_if_disable(c->mif);
 }
 
+/* A client whose server answered: let the handshake finish (bounded) so
+ * that forwarding, --tx-first and generators start on a live link. */
+static void wait_handshake(struct memif_if *mif)
+{
+	for (int i = 0; i < 5000; i++) {
+		enum memif_state st = __atomic_load_n(&mif->state, __ATOMIC_ACQUIRE);
+
+		if (st != MEMIF_ST_HANDSHAKE)
+			return;
+		usleep(1000);
+	}
+}
+
 static int memif_start(struct vf_port *port)
 {
 	struct memif_if *mif = port->priv;
@@ -175,6 +189,8 @@ static int memif_start(struct vf_port *port)
 	port->tx_burst = mif->cfg.server ? memif_tx_server : memif_tx_client;
 	vf_ctl_start();
 	vf_ctl_call(do_enable, &c);
+	if (c.ret == 0 && !mif->cfg.server)
+		wait_handshake(mif);
 	return c.ret;
 }
 
@@ -311,6 +327,9 @@ static void do_info(void *arg)
 	vf_out_u64(o, "connects", mif->nb_connects);
 	vf_out_u64(o, "disconnects", mif->nb_disconnects);
 	vf_out_u64(o, "ctl_rejects", mif->ctl_rejects);
+	/* For leak checks across reconnects (copy mode holds no mbuf). */
+	if (mif->pool != NULL)
+		vf_out_u64(o, "pool_in_use", rte_mempool_in_use_count(mif->pool));
 }
 
 static void memif_info(struct vf_port *port, struct vf_out *out)

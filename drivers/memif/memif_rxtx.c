@@ -255,7 +255,7 @@ uint16_t memif_rx_server(void *qv, struct rte_mbuf **pkts, uint16_t n)
 }
 
 /* Client: repost every consumed buffer, capacity bsize, at our offsets. */
-static inline void client_refill(struct memif_queue *q)
+void memif_client_refill(struct memif_queue *q)
 {
 	uint16_t target = q->last + q->size, s;
 
@@ -293,7 +293,7 @@ uint16_t memif_rx_client(void *qv, struct rte_mbuf **pkts, uint16_t n)
 		got = rx_slots(q, pkts, n, avail, false, &used);
 		q->last += used;
 	}
-	client_refill(q);
+	memif_client_refill(q);
 	return got;
 }
 
