@@ -166,6 +166,7 @@ struct memif_sock {
 	unsigned int refcnt;
 	struct memif_if *ifs[VF_MAX_PORTS];
 	struct memif_conn *pending;	/* every accepted connection */
+	uint64_t refused;		/* connections dropped before INIT succeeded */
 	struct memif_sock *next;
 };
 

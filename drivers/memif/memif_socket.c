@@ -2,6 +2,7 @@
  * server interface with the same socket name, client connections with
  * automatic retry, and the lock-step send/receive around memif_msg.c. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,8 +146,11 @@ void memif_conn_close_ex(struct memif_conn *c, const char *send_reason, const ch
 		mif->conn = NULL;
 		VF_INFO("memif %s: disconnected: %s", mif->cfg.if_name, why ? why : "");
 		memif_if_teardown(mif, why);
-	} else if (why != NULL) {
-		VF_INFO("memif: connection refused: %s", why);
+	} else if (why != NULL && c->sock != NULL) {
+		/* A peer that retries in a loop must not flood the log. */
+		if (c->sock->refused++ < 5 || c->sock->refused % 1000 == 0)
+			VF_INFO("memif: socket %s%s: connection refused (%" PRIu64 " so far): %s",
+				c->sock->abstract ? "@" : "", c->sock->name, c->sock->refused, why);
 	}
 	free(c);
 }
