@@ -54,12 +54,6 @@ void vf_stats_port(struct vf_out *o, struct vf_port *p, const struct vf_port_sta
 	vf_out_dbl(o, "tx_pps", r->tx_pps);
 	vf_out_dbl(o, "rx_bps", r->rx_bps);
 	vf_out_dbl(o, "tx_bps", r->tx_bps);
-	/* Driver state (e.g. memif: connection state, disconnect reason). */
-	if (p->drv->info) {
-		vf_out_obj_begin(o, "info");
-		p->drv->info(p, o);
-		vf_out_obj_end(o);
-	}
 	vf_out_obj_end(o);
 }
 
