@@ -24,9 +24,11 @@ def sock_name(tag):
 class Proc:
     """A process whose merged stdout/stderr is collected line by line."""
 
-    def __init__(self, args, env=None):
+    def __init__(self, args, env=None, interactive=True):
+        """interactive=False: stdin is /dev/null (a pipe would make our
+        tools read shell commands from it)."""
         self.args = args
-        self.p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self.p = subprocess.Popen(args, stdin=subprocess.PIPE if interactive else subprocess.DEVNULL, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, text=True, bufsize=1, env=env)
         vftest._procs.append(self.p)
         self.lines = []
