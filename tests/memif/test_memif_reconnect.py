@@ -4,15 +4,13 @@
    (mac, tx_first); the client is killed with SIGKILL while packets move
    and restarted, 20 times.  Traffic resumes every time; afterwards the
    server's fd count and mbuf pool in-use count equal their start values.
-2. Our memifctl client against a DPDK net_memif server that is killed
-   with SIGKILL and restarted 3 times: the client reconnects by itself
-   (DPDK's own client would not) and traffic flows each time."""
+(The DPDK variant is test_memif_reconnect_dpdk.py.)"""
 import os
 import signal
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from memif_util import Ours, Proc, TestPmd, binary, check, fd_count, sock_name, wait_for  # noqa: E402
+from memif_util import Ours, Proc, binary, check, fd_count, sock_name, wait_for  # noqa: E402
 
 CYCLES = 20
 
@@ -26,7 +24,7 @@ for i in range(CYCLES):
     peer = Proc([binary("vfwd"), "-l", "0-1", "--port", f"memif,role=client,id=1,socket={name}",
                  "--fwd", "mac", "--tx-first", "--burst", "8"], interactive=False)
     # traffic flows through the new connection...
-    wait_for(lambda: srv.stats()["ipackets"] > base + 200, timeout=60,
+    wait_for(lambda: srv.stats()["ipackets"] > base + 50, timeout=60,
              what=f"traffic in cycle {i}")
     peer.kill(signal.SIGKILL)
     srv.wait_state("listening")
@@ -39,25 +37,4 @@ check(fd_count(srv.pid()) == fds0, f"fds {fd_count(srv.pid())} != {fds0} at star
 check(srv.stats()["ierrors"] == 0, "no errors")
 check(srv.quit() == 0, "memifctl server exit")
 
-# 2. DPDK server killed and restarted; our client comes back by itself
-name = sock_name("r2")[1:]
-cli = Ours("memifctl", ["--role", "client", "--id", "2", "--socket", name,
-                        "--reconnect-ms", "100", "-a"])
-fds0 = None
-for i in range(3):
-    tp = TestPmd(f"net_memif0,role=server,id=2,socket={name}")
-    cli.wait_state("connected")
-    tp.wait_link()
-    tp.cmd("set fwd rxonly")
-    tp.cmd("start tx_first")
-    wait_for(lambda: tp.port_stats()["rx"] >= 32, timeout=60, what=f"reflected burst {i}")
-    check(tp.port_stats()["rx"] == 32, "exactly one burst back")
-    tp.kill(signal.SIGKILL)
-    cli.wait_state("connecting")
-    if fds0 is None:
-        fds0 = fd_count(cli.pid())
-check(fd_count(cli.pid()) == fds0, "client fds back to their value after the first loss")
-check(cli.dinfo()["connects"] == 3, f"{cli.dinfo()}")
-wait_for(lambda: cli.dinfo()["pool_in_use"] == 0, timeout=30, what="client mbufs back")
-check(cli.quit() == 0, "memifctl client exit")
 print("ok")
