@@ -95,6 +95,11 @@ static int set_reconnect(struct vf_app *app, const char *arg, char *err, size_t 
 	return add_kv("reconnect-ms", arg, err, errlen);
 }
 
+static int set_zc(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	return add_kv("zero-copy", "yes", err, errlen);
+}
+
 static const struct vf_opt memifctl_opts[] = {
 	{ "socket", 's', "PATH", "control socket (default /run/memif.sock, abstract; @NAME: abstract)",
 	  VF_COMP_FILE, NULL, set_socket },
@@ -108,6 +113,8 @@ static const struct vf_opt memifctl_opts[] = {
 	{ "secret", 0, "STR", "shared secret, at most 24 bytes", VF_COMP_NONE, NULL, set_secret },
 	{ "socket-abstract", 0, "yes|no", "abstract socket name (default yes, as DPDK)",
 	  VF_COMP_CHOICES, "yes|no", set_abstract },
+	{ "zero-copy", 'z', NULL, "client: no copy on our side, the server reads and writes our mbufs",
+	  VF_COMP_NONE, NULL, set_zc },
 	{ "reconnect-ms", 0, "MS", "client: retry period, 0: connect once (default 1000)",
 	  VF_COMP_NONE, NULL, set_reconnect },
 	{ NULL, 0, NULL, NULL, 0, NULL, NULL },

@@ -47,7 +47,17 @@ struct memif_region {
 	uint64_t size;
 	int fd;			/* -1: none */
 	bool owned;		/* we created it (client): vf_mem_shared_free */
+	bool borrowed;		/* zero-copy: DPDK's own memory, fd owned by DPDK */
+	uint64_t map_off;	/* borrowed: where our mapped part starts */
 };
+
+/* Zero-copy: one of our DPDK memory regions as the peer sees it. */
+struct memif_zregion {
+	uintptr_t lo, hi;	/* our mapped part [lo, hi) */
+	uintptr_t base;		/* what offset 0 of the region is for us */
+	uint16_t index;		/* memif region index */
+};
+#define MEMIF_MAX_ZREGIONS 8
 
 struct memif_if;
 
@@ -70,6 +80,11 @@ struct memif_queue {
 	uint16_t qid;
 	/* single writer (the core polling this queue) */
 	uint64_t pkts, bytes, errors, nombuf, bad_desc, ring_err;
+	/* zero-copy (client only): the mbuf behind each slot, our regions */
+	struct rte_mbuf **zc_mbufs;
+	uint16_t zc_freed;	/* tx: slots before this are released */
+	uint8_t nzr;
+	struct memif_zregion zr[MEMIF_MAX_ZREGIONS];
 	bool log_bad_desc, log_ring;
 	struct memif_if *mif;
 } __rte_cache_aligned;
@@ -82,7 +97,7 @@ struct memif_cfg {
 	uint16_t bsize;
 	uint8_t log2;
 	char secret[MEMIF_SECRET_SZ + 1];
-	bool zero_copy;
+	bool zero_copy;		/* asked for */
 	uint16_t queues;	/* 0: as configured by the engine */
 	unsigned int reconnect_ms;	/* client retry period; 0: never */
 	char if_name[MEMIF_NAME_SZ];	/* sent in CONNECT/CONNECTED */
@@ -104,6 +119,8 @@ struct memif_if {
 	uint16_t nb_rxq, nb_txq;
 	struct rte_mempool *pool;
 	struct memif_queue *rxq, *txq;	/* MEMIF_MAX_QUEUES each */
+
+	bool zc;		/* zero-copy in use (decided at start) */
 
 	/* control */
 	enum memif_state state;
@@ -236,6 +253,14 @@ uint16_t memif_rx_client(void *q, struct rte_mbuf **pkts, uint16_t n);
 uint16_t memif_tx_client(void *q, struct rte_mbuf **pkts, uint16_t n);
 uint16_t memif_rx_server(void *q, struct rte_mbuf **pkts, uint16_t n);
 uint16_t memif_tx_server(void *q, struct rte_mbuf **pkts, uint16_t n);
+uint16_t memif_rx_client_zc(void *q, struct rte_mbuf **pkts, uint16_t n);
+uint16_t memif_tx_client_zc(void *q, struct rte_mbuf **pkts, uint16_t n);
+/* Zero-copy client rx: post fresh mbufs into every free S2C slot. */
+void memif_client_refill_zc(struct memif_queue *q);
+/* Frees every mbuf a zero-copy queue still holds (after vf_sync_wait). */
+void memif_queue_reclaim(struct memif_queue *q);
+/* Client: can zero-copy work with this pool?  0, or -errno with a reason. */
+int memif_zc_check(struct rte_mempool *pool, char *why, size_t len);
 /* Re-initialises a queue's private indices for a new connection. */
 void memif_queue_reset(struct memif_queue *q);
 /* Client rx: post every free S2C slot (our buffers, capacity bsize). */

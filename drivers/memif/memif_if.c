@@ -54,6 +54,8 @@ struct memif_if *memif_if_new(const struct memif_cfg *cfg)
 		mif->c2s[i].fd = -1;
 		mif->s2c[i].fd = -1;
 	}
+	for (unsigned int i = 0; i <= MEMIF_MAX_REGION; i++)
+		mif->regions[i].fd = -1;
 	mif->state = MEMIF_ST_STOPPED;
 	mif->nb_rxq = mif->nb_txq = 1;
 	return mif;
@@ -83,13 +85,35 @@ int memif_if_configure(struct memif_if *mif, uint16_t nb_rxq, uint16_t nb_txq,
 
 /* Client, copy mode: region 0 = C2S rings, S2C rings, then one bsize
  * buffer per slot in ring order (the layout DPDK's client uses). */
+/* Zero-copy: DPDK's memory as regions 1..k (the fds stay DPDK's). */
+static int add_dpdk_regions(struct memif_if *mif)
+{
+	struct vf_mem_region regs[VF_MEM_MAX_REGIONS];
+	int n = vf_mem_regions(regs, VF_MEM_MAX_REGIONS);
+
+	if (n <= 0 || n > MEMIF_MAX_ZREGIONS)
+		return -ENOTSUP;
+	for (int i = 0; i < n; i++) {
+		struct memif_region *r = &mif->regions[mif->nregions++];
+
+		r->addr = (uint8_t *)regs[i].addr - regs[i].offset;
+		r->map_off = regs[i].offset;
+		r->size = regs[i].offset + regs[i].len;
+		r->fd = regs[i].fd;
+		r->owned = false;
+		r->borrowed = true;
+	}
+	return 0;
+}
+
 int memif_if_build_regions(struct memif_if *mif)
 {
 	uint16_t nrings = mif->run_c2s + mif->run_s2c;
 	size_t ring_bytes = memif_ring_bytes(mif->run_log2);
 	uint32_t nslots = 1u << mif->run_log2;
 	uint64_t bufs_off = RTE_ALIGN_CEIL((uint64_t)nrings * ring_bytes, 128);
-	uint64_t size = bufs_off + (uint64_t)nrings * nslots * mif->cfg.bsize;
+	/* zero-copy: region 0 holds only the rings */
+	uint64_t size = bufs_off + (mif->zc ? 0 : (uint64_t)nrings * nslots * mif->cfg.bsize);
 	struct memif_region *r = &mif->regions[0];
 	int fd;
 	void *addr;
@@ -110,7 +134,13 @@ int memif_if_build_regions(struct memif_if *mif)
 	r->size = size;
 	r->fd = fd;
 	r->owned = true;
+	r->borrowed = false;
 	mif->nregions = 1;
+	if (mif->zc && add_dpdk_regions(mif) < 0) {
+		memif_if_teardown(mif, NULL);
+		VF_ERR("memif %s: zero-copy: DPDK memory cannot be shared", mif->cfg.if_name);
+		return -ENOTSUP;
+	}
 
 	for (uint16_t i = 0; i < nrings; i++) {
 		bool c2s = i < mif->run_c2s;
@@ -132,7 +162,7 @@ int memif_if_build_regions(struct memif_if *mif)
 		ring->flags = 0;
 		ring->head = 0;
 		ring->tail = 0;
-		for (uint32_t s = 0; s < nslots; s++) {
+		for (uint32_t s = 0; s < nslots && !mif->zc; s++) {
 			ring->desc[s].region = 0;
 			ring->desc[s].offset = bufs_off + ((uint64_t)i * nslots + s) * mif->cfg.bsize;
 			ring->desc[s].length = mif->cfg.bsize;
@@ -199,6 +229,20 @@ static void queue_attach(struct memif_if *mif, struct memif_queue *q,
 
 		q->buf_base = bufs_off + (uint64_t)ring_idx * size * mif->cfg.bsize;
 	}
+	if (mif->zc && !mif->cfg.server) {
+		q->zc_mbufs = calloc(size, sizeof(*q->zc_mbufs));
+		q->zc_freed = 0;
+		q->nzr = 0;
+		for (uint16_t i = 1; i < mif->nregions && q->nzr < MEMIF_MAX_ZREGIONS; i++) {
+			const struct memif_region *zr = &mif->regions[i];
+			struct memif_zregion *z = &q->zr[q->nzr++];
+
+			z->index = i;
+			z->base = (uintptr_t)zr->addr;
+			z->lo = z->base + zr->map_off;
+			z->hi = z->base + zr->size;
+		}
+	}
 	q->pool = mif->pool;
 	q->mbuf_room = mif->pool ? rte_pktmbuf_data_room_size(mif->pool) - RTE_PKTMBUF_HEADROOM : 0;
 	/* We poll our receive rings: the peer need not signal us. */
@@ -222,8 +266,12 @@ void memif_if_connected(struct memif_if *mif)
 	 * send as soon as it sees CONNECTED answered (DPDK's client posts
 	 * them on its first poll instead). */
 	if (!srv)
-		for (uint16_t i = 0; i < nrx; i++)
-			memif_client_refill(&mif->rxq[i]);
+		for (uint16_t i = 0; i < nrx; i++) {
+			if (mif->zc)
+				memif_client_refill_zc(&mif->rxq[i]);
+			else
+				memif_client_refill(&mif->rxq[i]);
+		}
 	/* Release: everything above is visible to a core that reads ready. */
 	for (uint16_t i = 0; i < nrx; i++)
 		__atomic_store_n(&mif->rxq[i].ready, 1, __ATOMIC_RELEASE);
@@ -253,6 +301,12 @@ void memif_if_teardown(struct memif_if *mif, const char *reason)
 	if (any)
 		vf_sync_wait();
 	for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
+		/* Zero-copy: the mbufs still posted or in flight come back. */
+		memif_queue_reclaim(&mif->rxq[i]);
+		memif_queue_reclaim(&mif->txq[i]);
+		free(mif->rxq[i].zc_mbufs);
+		free(mif->txq[i].zc_mbufs);
+		mif->rxq[i].zc_mbufs = mif->txq[i].zc_mbufs = NULL;
 		mif->rxq[i].ring = NULL;
 		mif->txq[i].ring = NULL;
 		mif->rxq[i].intr_fd = -1;
@@ -267,7 +321,9 @@ void memif_if_teardown(struct memif_if *mif, const char *reason)
 	for (uint16_t i = 0; i < mif->nregions; i++) {
 		struct memif_region *r = &mif->regions[i];
 
-		if (r->owned) {
+		if (r->borrowed) {
+			/* DPDK's memory and fd: nothing to release */
+		} else if (r->owned) {
 			vf_mem_shared_free(r->addr, r->size, r->fd);
 		} else {
 			if (r->addr != NULL)
@@ -276,6 +332,7 @@ void memif_if_teardown(struct memif_if *mif, const char *reason)
 		}
 		r->addr = NULL;
 		r->fd = -1;
+		r->borrowed = false;
 	}
 	mif->nregions = 0;
 	mif->n_c2s = mif->n_s2c = 0;

@@ -145,6 +145,7 @@ static int on_add_region(struct memif_conn *c, const struct memif_msg *m, int fd
 	r->size = ar->size;
 	r->fd = fd;
 	r->owned = false;
+	r->borrowed = false;
 	queue_ack(c);
 	return 0;
 }
@@ -229,6 +230,8 @@ static int on_hello(struct memif_conn *c, const struct memif_msg *m, int fd)
 		return fail(c, "Invalid ring size");
 	if (memif_if_build_regions(mif) < 0)
 		return fail(c, "Device error");
+	if (mif->nregions > (uint32_t)h->max_region + 1)
+		return fail(c, "Too many regions");
 
 	/* INIT, regions, rings, CONNECT must all fit the queue. */
 	if (c->tx_count + 2u + mif->nregions + mif->run_c2s + mif->run_s2c > MEMIF_TXQ_LEN)

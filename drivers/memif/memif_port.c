@@ -29,7 +29,7 @@ static const struct vf_kvdef memif_keys[] = {
 	{ "secret", VF_KV_STR, 0, MEMIF_SECRET_SZ, NULL, "", "shared secret (server checks it)" },
 	{ "mac", VF_KV_MAC, 0, 0, NULL, "02:76:66:00:00:<port>", "port MAC address" },
 	{ "zero-copy", VF_KV_BOOL, 0, 1, NULL, "no",
-	  "accepted for DPDK compatibility; copy mode is used" },
+	  "client: descriptors point into our mbufs, no copy on our side" },
 	{ "queues", VF_KV_UINT, 1, MEMIF_MAX_QUEUES, NULL, "1",
 	  "ring pairs (max queues of the port)" },
 	{ "reconnect-ms", VF_KV_UINT, 0, 3600000, NULL, "1000",
@@ -95,9 +95,9 @@ static int memif_probe(struct vf_port *port, const struct vf_devargs *da)
 	cfg.reconnect_ms = vf_devargs_uint(da, "reconnect-ms", 1000);
 	snprintf(cfg.if_name, sizeof(cfg.if_name), "%s",
 		 port->name[0] ? port->name : "memif");
-	if (cfg.zero_copy)
-		VF_WARN("memif %s: zero-copy=yes is not implemented by this driver; using copy mode",
-			cfg.if_name);
+	if (cfg.zero_copy && cfg.server)
+		VF_WARN("memif %s: zero-copy is a client feature (the client's memory is shared); "
+			"ignored for role=server", cfg.if_name);
 
 	mif = memif_if_new(&cfg);
 	if (mif == NULL)
@@ -184,9 +184,27 @@ static int memif_start(struct vf_port *port)
 		port->rxq[i] = &mif->rxq[i];
 		port->txq[i] = &mif->txq[i];
 	}
-	/* Chosen once: no per-packet branch on the role. */
-	port->rx_burst = mif->cfg.server ? memif_rx_server : memif_rx_client;
-	port->tx_burst = mif->cfg.server ? memif_tx_server : memif_tx_client;
+	mif->zc = false;
+	if (mif->cfg.zero_copy && !mif->cfg.server) {
+		char why[160];
+
+		if (memif_zc_check(mif->pool, why, sizeof(why)) == 0)
+			mif->zc = true;
+		else
+			VF_WARN("memif %s: zero-copy not possible: %s; using copy mode",
+				mif->cfg.if_name, why);
+	}
+	/* Chosen once: no per-packet branch on the role or the mode. */
+	if (mif->cfg.server) {
+		port->rx_burst = memif_rx_server;
+		port->tx_burst = memif_tx_server;
+	} else if (mif->zc) {
+		port->rx_burst = memif_rx_client_zc;
+		port->tx_burst = memif_tx_client_zc;
+	} else {
+		port->rx_burst = memif_rx_client;
+		port->tx_burst = memif_tx_client;
+	}
 	vf_ctl_start();
 	vf_ctl_call(do_enable, &c);
 	if (c.ret == 0 && !mif->cfg.server)
@@ -320,7 +338,7 @@ static void do_info(void *arg)
 	vf_out_str(o, "peer_if", mif->peer_if);
 	vf_out_u64(o, "bsize", mif->cfg.bsize);
 	vf_out_u64(o, "rsize", mif->run_log2 ? mif->run_log2 : mif->cfg.log2);
-	vf_out_bool(o, "zero_copy", false);
+	vf_out_bool(o, "zero_copy", mif->zc);
 	vf_out_u64(o, "regions", mif->nregions);
 	vf_out_u64(o, "rings_c2s", mif->state == MEMIF_ST_CONNECTED ? mif->run_c2s : 0);
 	vf_out_u64(o, "rings_s2c", mif->state == MEMIF_ST_CONNECTED ? mif->run_s2c : 0);

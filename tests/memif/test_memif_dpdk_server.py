@@ -1,8 +1,9 @@
 """Ours as memif client against DPDK 22.11 net_memif as server (testpmd):
 a known number of packets each way arrives exactly, bytes counted.
 
-1. vfwd memif port, bsize 2048, rsize 10: 64 x 1500-byte frames sent with
-   tx_first, reflected by testpmd (io), received back.
+1. vfwd memif port, bsize 2048, rsize 10, copy and zero-copy: 64 x
+   1500-byte frames sent with tx_first, reflected by testpmd (io),
+   received back.
 2. memifctl (mac reflector), bsize 1024, rsize 8: testpmd sends 64 x 1000
    bytes (DPDK 22.11 -> us kept <= bsize, protocols.md pitfall 24), gets
    them back; then a vfwd client sends 100 x 1500 bytes (two descriptors
@@ -14,17 +15,20 @@ sys.path.insert(0, os.path.dirname(__file__))
 from memif_util import Ours, TestPmd, check, sock_name, wait_for  # noqa: E402
 
 
-def case_vfwd_2048():
-    name = sock_name("s1")[1:]
+def case_vfwd_2048(zc):
+    name = sock_name("s1" + zc)[1:]
     tp = TestPmd(f"net_memif0,role=server,id=1,socket={name}")
     tp.cmd("set fwd io")
     tp.cmd("start")
-    ours = Ours("vfwd", ["--port", f"memif,role=client,id=1,socket=@{name}",
+    ours = Ours("vfwd", ["--port", f"memif,role=client,id=1,socket=@{name},zero-copy={zc}",
                          "--fwd", "rxonly", "--burst", "64", "--txpkts", "1500"])
     ours.wait_state("connected")
     info = ours.dinfo()
     check(info["peer_name"].startswith("DPDK") and info["peer_if"] == "net_memif0", f"peer {info}")
-    check(info["bsize"] == 2048 and info["rsize"] == 10 and info["regions"] == 1, f"{info}")
+    check(info["bsize"] == 2048 and info["rsize"] == 10, f"{info}")
+    # zero-copy: region 0 = rings, then our DPDK memory
+    check(info["zero_copy"] == (zc == "yes") and
+          (info["regions"] >= 2 if zc == "yes" else info["regions"] == 1), f"{info}")
     ours.cmd("start tx_first")
     wait_for(lambda: ours.stats()["ipackets"] >= 64, timeout=60, what="64 packets back")
     st = ours.stats()
@@ -71,6 +75,7 @@ def case_memifctl_1024():
     tp.kill()
 
 
-case_vfwd_2048()
+case_vfwd_2048("no")
+case_vfwd_2048("yes")
 case_memifctl_1024()
 print("ok")
