@@ -1,7 +1,8 @@
 #!/bin/sh
 # 64-byte mac-forward loop over memif, one forwarding core per side, in one
 # run:  DPDK net_memif <-> DPDK net_memif (two testpmd), memifctl <-> DPDK
-# (memifctl server, testpmd client), memifctl <-> memifctl.  One burst of
+# (memifctl server, testpmd client), memifctl <-> memifctl, and with our
+# client in zero-copy mode against a DPDK server and against memifctl.  One burst of
 # 32 packets is injected by the client (tx_first) and bounces between the
 # two mac forwarders; the rate is the client port's rx packets per second,
 # averaged over the stats periods after the first.  Prints Mpps and the
@@ -52,10 +53,11 @@ client_dpdk() {
         --vdev "net_memif0,role=client,socket=$SOCK" -- --total-num-mbufs=8192 \
         --forward-mode=mac --tx-first --stats-period 1 2>/dev/null </dev/null | avg_testpmd
 }
-client_ours() {
-    $MEMIFCTL $B --role client --socket "$SOCK" --reconnect-ms 0 --tx-first --burst 32 \
+client_ours() {	# $ZC: --zero-copy or empty
+    $MEMIFCTL $B --role client --socket "$SOCK" --reconnect-ms 0 --tx-first --burst 32 $ZC \
         --duration "$D" --stats-period 1 --json 2>/dev/null </dev/null | avg_ours
 }
+client_ours_zc() { ZC=--zero-copy client_ours; }
 
 run_pair() {	# $1 server, $2 client
     $1
@@ -69,9 +71,13 @@ run_pair() {	# $1 server, $2 client
 run_pair server_dpdk client_dpdk >/tmp/vfbench.$$; dd=$(cat /tmp/vfbench.$$)
 run_pair server_ours client_dpdk >/tmp/vfbench.$$; od=$(cat /tmp/vfbench.$$)
 run_pair server_ours client_ours >/tmp/vfbench.$$; oo=$(cat /tmp/vfbench.$$)
+run_pair server_dpdk client_ours_zc >/tmp/vfbench.$$; zd=$(cat /tmp/vfbench.$$)
+run_pair server_ours client_ours_zc >/tmp/vfbench.$$; zo=$(cat /tmp/vfbench.$$)
 rm -f /tmp/vfbench.$$
 ratio() { python3 -c "print('%.2f' % ($1/$2) if $2 else 'n/a')"; }
 printf "%-34s %8s %7s\n" pair Mpps ratio
 printf "%-34s %8s %7s\n" "DPDK net_memif <-> DPDK net_memif" "$dd" 1.00
 printf "%-34s %8s %7s\n" "memifctl <-> DPDK net_memif" "$od" "$(ratio "$od" "$dd")"
 printf "%-34s %8s %7s\n" "memifctl <-> memifctl" "$oo" "$(ratio "$oo" "$dd")"
+printf "%-34s %8s %7s\n" "DPDK <-> memifctl zero-copy client" "$zd" "$(ratio "$zd" "$dd")"
+printf "%-34s %8s %7s\n" "memifctl <-> memifctl zc client" "$zo" "$(ratio "$zo" "$dd")"
