@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "vf_app.h"
+#include "vf_port.h"
+#include "vf_shell.h"
 
 /* The tool's options build one memif port spec in finish(). */
 static struct {
@@ -136,6 +138,48 @@ static int memifctl_finish(struct vf_app *app, char *err, size_t errlen)
 	return vf_app_add_spec(app, spec, err, errlen);
 }
 
+/* show memif all|PORT [json]: state, disconnect reason, peer, regions and
+ * every ring's head/tail, for each memif port (or one). */
+static int cmd_show_memif(struct vf_cmd_ctx *c, int argc, char **argv)
+{
+	int id;
+	unsigned int n = 0;
+
+	if (vf_cmd_port_arg(argv[0], true, &id))
+		return -1;
+	vf_out_obj_begin(c->out, NULL);
+	vf_out_arr_begin(c->out, "memif");
+	for (uint16_t i = 0; i < vf_port_count(); i++) {
+		struct vf_port *p = vf_port_get(i);
+
+		if (p == NULL || (id != -2 && id != i) || strcmp(p->drv->name, "memif") != 0)
+			continue;
+		vf_out_obj_begin(c->out, NULL);
+		vf_out_title(c->out, "Port %u (%s)", p->id, p->name);
+		vf_out_u64(c->out, "port", p->id);
+		p->drv->info(p, c->out);
+		p->drv->ring_info(p, c->out);
+		vf_out_obj_end(c->out);
+		n++;
+	}
+	vf_out_arr_end(c->out);
+	vf_out_obj_end(c->out);
+	if (n == 0 && id != -2)
+		return vf_cmd_error("port %d is not a memif port", id);
+	return 0;
+}
+
+static const struct vf_cmd memifctl_cmds[] = {
+	{ "show memif", "all|PORT [json]",
+	  "memif state, disconnect reason, peer, regions, rings with head and tail", cmd_show_memif },
+	{ NULL, NULL, NULL, NULL },
+};
+
+static void memifctl_shell_init(struct vf_app *app)
+{
+	vf_shell_register(memifctl_cmds);
+}
+
 static const struct vf_tool memifctl_tool = {
 	.name = "memifctl",
 	.summary = "A memif endpoint (server or client) for VPP, DPDK net_memif, libmemif "
@@ -143,6 +187,7 @@ static const struct vf_tool memifctl_tool = {
 	.default_mode = "mac",
 	.opts = memifctl_opts,
 	.finish = memifctl_finish,
+	.shell_init = memifctl_shell_init,
 };
 
 int main(int argc, char **argv)

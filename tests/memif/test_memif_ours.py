@@ -30,6 +30,13 @@ check(c["opackets"] == 100 and c["obytes"] == 150000, f"client sent {c}")
 check(c["ipackets"] == 100 and c["ibytes"] == 150000, f"client received {c}")
 check(s["ipackets"] == 100 and s["opackets"] == 100 and s["ibytes"] == 150000, f"server {s}")
 check(c["ierrors"] == 0 and s["ierrors"] == 0, "no errors")
+# memifctl's own shell command: state and every ring with head and tail
+m = srv.query("show memif all json")["memif"]
+check(len(m) == 1 and m[0]["state"] == "connected" and m[0]["peer_name"] == "vfwd", f"{m}")
+rings = m[0]["rings"]
+check(len(rings) == 4 and all(r["size"] == 256 for r in rings), f"rings {rings}")
+# the server consumed everything the client produced on its rx (C2S) rings
+check(all(r["head"] == r["tail"] == r["last"] for r in rings if r["dir"] == "rx"), f"{rings}")
 
 # 2. a second client on the same id
 dup = Ours("memifctl", ["--role", "client", "--id", "7", "--socket", name,
