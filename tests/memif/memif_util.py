@@ -140,11 +140,15 @@ class TestPmd(Proc):
         """Cumulative RX/TX packets and bytes of port 0."""
         n = self.mark()
         self.cmd("show port stats 0")
-        self.wait_line(lambda ln: "TX-packets" in ln, n, 30, "testpmd port stats")
+        # Output of earlier commands (e.g. "stop" prints forward stats) may
+        # still arrive: wait for the line only "show port stats" prints.
+        txre = r"TX-packets:\s*(\d+)\s+TX-errors:\s*\d+\s+TX-bytes:\s*(\d+)"
+        self.wait_line(lambda ln: re.search(txre, ln), n, 30, "testpmd port stats")
         txt = "\n".join(self.since(n))
-        rx = re.search(r"RX-packets:\s*(\d+)\s+RX-missed:\s*\d+\s+RX-bytes:\s*(\d+)", txt)
-        tx = re.search(r"TX-packets:\s*(\d+)\s+TX-errors:\s*\d+\s+TX-bytes:\s*(\d+)", txt)
-        check(rx and tx, f"cannot parse testpmd stats:\n{txt}")
+        rxs = re.findall(r"RX-packets:\s*(\d+)\s+RX-missed:\s*\d+\s+RX-bytes:\s*(\d+)", txt)
+        txs = re.findall(txre, txt)
+        check(rxs and txs, f"cannot parse testpmd stats:\n{txt}")
+        rx, tx = _M(rxs[-1]), _M(txs[-1])
         return {"rx": int(rx.group(1)), "rx_bytes": int(rx.group(2)),
                 "tx": int(tx.group(1)), "tx_bytes": int(tx.group(2))}
 
@@ -156,6 +160,16 @@ class TestPmd(Proc):
 
     def wait_link(self, timeout=60):
         wait_for(self.link_up, timeout=timeout, step=0.3, what="testpmd memif link up")
+
+
+class _M:
+    """re.findall tuple with the .group() of a match."""
+
+    def __init__(self, t):
+        self.t = t
+
+    def group(self, i):
+        return self.t[i - 1]
 
 
 def fd_count(pid):
