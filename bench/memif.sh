@@ -7,10 +7,11 @@
 # two mac forwarders; the rate is the client port's rx packets per second,
 # averaged over the stats periods after the first.  Prints Mpps and the
 # ratio of each pair to DPDK's pair.
-#   bench/memif.sh [SECONDS]   (default 6; needs a build in ./build)
+#   bench/memif.sh [SECONDS [RUNS]]   (default 6 s, 3 runs; needs ./build)
 set -e
 cd "$(dirname "$0")/.."
 D=${1:-6}
+R=${2:-3}
 MEMIFCTL=./build/cmd/memifctl/memifctl
 SOCK="vfbench-$$"
 TP="dpdk-testpmd --no-huge -m 512 --no-pci --log-level=*:warning"
@@ -68,16 +69,31 @@ run_pair() {	# $1 server, $2 client
     echo "$r"
 }
 
-run_pair server_dpdk client_dpdk >/tmp/vfbench.$$; dd=$(cat /tmp/vfbench.$$)
-run_pair server_ours client_dpdk >/tmp/vfbench.$$; od=$(cat /tmp/vfbench.$$)
-run_pair server_ours client_ours >/tmp/vfbench.$$; oo=$(cat /tmp/vfbench.$$)
-run_pair server_dpdk client_ours_zc >/tmp/vfbench.$$; zd=$(cat /tmp/vfbench.$$)
-run_pair server_ours client_ours_zc >/tmp/vfbench.$$; zo=$(cat /tmp/vfbench.$$)
+# R runs of each pair, interleaved so that load drifts hit all alike; the
+# median and the range are printed (the range is the resolution).
+pairs="server_dpdk:client_dpdk server_ours:client_dpdk server_ours:client_ours server_dpdk:client_ours_zc server_ours:client_ours_zc"
+: >/tmp/vfbench.$$
+for r in $(seq "$R"); do
+    for p in $pairs; do
+        echo "$p $(run_pair "${p%%:*}" "${p##*:}")" >>/tmp/vfbench.$$
+    done
+done
+med() { python3 - "$1" /tmp/vfbench.$$ <<'PY'
+import statistics, sys
+v = [float(l.split()[1]) for l in open(sys.argv[2]) if l.split()[0] == sys.argv[1]]
+print("%.3f %.3f-%.3f" % (statistics.median(v), min(v), max(v)))
+PY
+}
+set -- $(med server_dpdk:client_dpdk); dd=$1; ddr=$2
+set -- $(med server_ours:client_dpdk); od=$1; odr=$2
+set -- $(med server_ours:client_ours); oo=$1; oor=$2
+set -- $(med server_dpdk:client_ours_zc); zd=$1; zdr=$2
+set -- $(med server_ours:client_ours_zc); zo=$1; zor=$2
 rm -f /tmp/vfbench.$$
 ratio() { python3 -c "print('%.2f' % ($1/$2) if $2 else 'n/a')"; }
-printf "%-34s %8s %7s\n" pair Mpps ratio
-printf "%-34s %8s %7s\n" "DPDK net_memif <-> DPDK net_memif" "$dd" 1.00
-printf "%-34s %8s %7s\n" "memifctl <-> DPDK net_memif" "$od" "$(ratio "$od" "$dd")"
-printf "%-34s %8s %7s\n" "memifctl <-> memifctl" "$oo" "$(ratio "$oo" "$dd")"
-printf "%-34s %8s %7s\n" "DPDK <-> memifctl zero-copy client" "$zd" "$(ratio "$zd" "$dd")"
-printf "%-34s %8s %7s\n" "memifctl <-> memifctl zc client" "$zo" "$(ratio "$zo" "$dd")"
+printf "%-36s %8s %7s  %s\n" "pair (server <-> client)" Mpps ratio "range over $R runs"
+printf "%-36s %8s %7s  %s\n" "DPDK net_memif <-> DPDK net_memif" "$dd" 1.00 "$ddr"
+printf "%-36s %8s %7s  %s\n" "memifctl <-> DPDK net_memif" "$od" "$(ratio "$od" "$dd")" "$odr"
+printf "%-36s %8s %7s  %s\n" "memifctl <-> memifctl" "$oo" "$(ratio "$oo" "$dd")" "$oor"
+printf "%-36s %8s %7s  %s\n" "DPDK <-> memifctl zero-copy" "$zd" "$(ratio "$zd" "$dd")" "$zdr"
+printf "%-36s %8s %7s  %s\n" "memifctl <-> memifctl zero-copy" "$zo" "$(ratio "$zo" "$dd")" "$zor"
