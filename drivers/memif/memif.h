@@ -172,6 +172,7 @@ struct memif_conn {
 	unsigned int tx_head, tx_count;
 	unsigned int acks_due;		/* client: ACKs still owed by the server */
 	char reason[MEMIF_REASON_SZ + 1];	/* why we drop it */
+	bool log_unsealed;
 	struct memif_conn *next;	/* sock's pending list */
 };
 

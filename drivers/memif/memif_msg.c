@@ -5,6 +5,7 @@
  * (the protocol is lock-step).  Every error sets a reason that goes to the
  * peer in DISCONNECT. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -140,6 +141,13 @@ static int on_add_region(struct memif_conn *c, const struct memif_msg *m, int fd
 	/* A file shorter than the region would SIGBUS on access. */
 	if (fstat(fd, &st) < 0 || (uint64_t)st.st_size < ar->size)
 		return fail(c, "Region larger than its file");
+	/* DPDK and libmemif seal their memfds against shrinking; a region
+	 * that can shrink under our mapping would SIGBUS a forwarding core.
+	 * Accepted (other peers may not seal), said once per connection. */
+	if (!(fcntl(fd, F_GET_SEALS) > 0 && (fcntl(fd, F_GET_SEALS) & F_SEAL_SHRINK)))
+		VF_LOG_ONCE(c->log_unsealed, VF_LOG_WARN,
+			    "memif %s: region %u is not sealed against shrinking (F_SEAL_SHRINK)",
+			    mif->cfg.if_name, ar->index);
 	r = &mif->regions[mif->nregions++];
 	r->addr = NULL;
 	r->size = ar->size;
