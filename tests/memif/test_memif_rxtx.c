@@ -488,6 +488,58 @@ static void test_zero_copy(void **state)
 	/* test_teardown disconnects and checks the pool is whole again */
 }
 
+/* 100 connections that end with packets in flight, copy and zero-copy,
+ * the peer vanishing (EOF) or saying DISCONNECT: nothing accumulates
+ * (test_teardown checks fds and the pool). */
+static void test_100_reconnects(void **state)
+{
+	for (int k = 0; k < 100; k++) {
+		struct rte_mbuf *out[16], *in[16];
+		bool zc = k & 1;
+		char err[128];
+		int sv[2];
+		struct memif_conn *cc, *sc;
+
+		srv = make_if(true, 1024, 5, 2, pool);
+		cli = make_if(false, 1024, 5, 2, pool);
+		cli->zc = zc;
+		assert_int_equal(memif_sock_attach(sock, srv, err, sizeof(err)), 0);
+		assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, sv), 0);
+		cc = memif_conn_new(sv[0], NULL, cli);
+		sc = memif_conn_new(sv[1], sock, NULL);
+		memif_msg_queue_hello(sc);
+		assert_int_equal(memif_conn_send_next(sc), 0);
+		for (int i = 0; i < 100 && cli->state != MEMIF_ST_CONNECTED; i++) {
+			assert_int_equal(memif_conn_input(cc), 0);
+			assert_int_equal(memif_conn_input(sc), 0);
+		}
+		assert_int_equal(cli->state, MEMIF_ST_CONNECTED);
+		for (int i = 0; i < 16; i++)
+			out[i] = make_pkt(i * 100 + 60, 2048, i);
+		/* some delivered, some left in the rings both ways */
+		assert_int_equal((zc ? memif_tx_client_zc : memif_tx_client)(&cli->txq[k % 2],
+									  out, 8), 8);
+		assert_int_equal(memif_tx_server(&srv->txq[0], out + 8, 8), 8);
+		assert_true(memif_rx_server(&srv->rxq[k % 2], in, 3) == 3);
+		rte_pktmbuf_free_bulk(in, 3);
+		if (k % 3 == 0) {
+			/* the client goes away without a word */
+			memif_conn_close_ex(cli->conn, NULL, "test");
+			assert_int_equal(memif_conn_input(srv->conn), -1);
+			assert_string_equal(srv->reason, "Connection closed by peer");
+		} else {
+			memif_conn_close(srv->conn, "Device stopped");
+			assert_int_equal(memif_conn_input(cli->conn), -1);
+		}
+		assert_false(srv->link_up);
+		assert_false(cli->link_up);
+		memif_sock_detach(sock, srv);
+		memif_if_free(srv);
+		memif_if_free(cli);
+		srv = cli = NULL;
+	}
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, test_setup, test_teardown)
 
 int main(void)
@@ -506,6 +558,7 @@ int main(void)
 		T(test_interrupts),
 		T(test_not_ready_after_disconnect),
 		T(test_zero_copy),
+		T(test_100_reconnects),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
