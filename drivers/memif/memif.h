@@ -78,6 +78,7 @@ struct memif_queue {
 	struct rte_mempool *pool;
 	uint16_t mbuf_room;	/* data room after headroom */
 	uint16_t qid;
+	uint16_t port_id;	/* for received mbufs */
 	/* single writer (the core polling this queue) */
 	uint64_t pkts, bytes, errors, nombuf, bad_desc, ring_err;
 	/* zero-copy (client only): the mbuf behind each slot, our regions */

@@ -181,6 +181,7 @@ static int memif_start(struct vf_port *port)
 	snprintf(mif->cfg.if_name, sizeof(mif->cfg.if_name), "%s",
 		 port->name[0] ? port->name : "memif");
 	for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
+		mif->rxq[i].port_id = port->id;
 		port->rxq[i] = &mif->rxq[i];
 		port->txq[i] = &mif->txq[i];
 	}

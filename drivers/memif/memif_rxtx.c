@@ -21,6 +21,7 @@
 
 #include "common/vring_sync.h"
 #include "memif.h"
+#include "vf_mbuf.h"
 #include "vf_log.h"
 
 #define RX_MAX_SLOTS 1024	/* descriptors examined per rx burst */
@@ -162,7 +163,7 @@ rx_slots(struct memif_queue *q, struct rte_mbuf **pkts, uint16_t n, uint16_t ava
 			q_broken(q, "descriptor chain longer than the ring");
 		return 0;
 	}
-	if (need > 0 && rte_pktmbuf_alloc_bulk(q->pool, mb, need) != 0) {
+	if (need > 0 && vf_mbuf_alloc_bulk_len(q->pool, mb, need, q->port_id, 0) != 0) {
 		q->nombuf += npkts;
 		return 0;
 	}
@@ -222,7 +223,7 @@ rx_slots(struct memif_queue *q, struct rte_mbuf **pkts, uint16_t n, uint16_t ava
 	}
 	/* Filling tails can save mbufs counted in pass 1. */
 	if (nmb < need)
-		rte_pktmbuf_free_bulk(&mb[nmb], need - nmb);
+		vf_mbuf_free_bulk(&mb[nmb], need - nmb);
 	q->pkts += npkts;
 	q->bytes += bytes;
 	*consumed = nslots;
@@ -380,7 +381,7 @@ tx_finish(struct memif_queue *q, struct rte_mbuf **pkts, uint16_t sent)
 	q->bytes += bytes;
 	/* Copy mode: the data is in the ring, the mbufs go back to their
 	 * pool(s) in one call. */
-	rte_pktmbuf_free_bulk(pkts, sent);
+	vf_mbuf_free_bulk(pkts, sent);
 	return sent;
 }
 
