@@ -409,6 +409,10 @@ uint16_t vh_split_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n)
 		vq_break(vq, "avail index moved by more than the ring size");
 		return 0;
 	}
+	if (avail_idx == vq->last_avail) {
+		vq->st.ring_full += n;	/* the front-end posted no buffers */
+		return 0;
+	}
 	avail = vq->last_avail;
 	used_idx = vq->last_used;
 	for (; done < n; done++) {
