@@ -8,11 +8,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-static int fail(char *why, size_t whylen, const char *fmt, unsigned int i)
-{
-	snprintf(why, whylen, fmt, i);
-	return -EINVAL;
-}
+/* Fills why and evaluates to -EINVAL. */
+#define FAIL(...) (snprintf(why, whylen, __VA_ARGS__), -EINVAL)
 
 static int overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 {
@@ -29,14 +26,14 @@ static int map_all(struct vh_mem *out, const struct vhost_user_mem_table *t,
 
 	memset(out, 0, sizeof(*out));
 	if (msg_size < 8)
-		return fail(why, whylen, "memory table of %u bytes", msg_size);
+		return FAIL("memory table of %u bytes", msg_size);
 	n = t->nregions;
 	if (n == 0 || n > VHOST_USER_MAX_REGIONS)
-		return fail(why, whylen, "memory table with %u regions", n);
+		return FAIL("memory table with %u regions", n);
 	if (msg_size < 8 + n * sizeof(struct vhost_user_mem_region))
-		return fail(why, whylen, "memory table size %u too short", msg_size);
+		return FAIL("memory table size %u too short", msg_size);
 	if (nfds != n)
-		return fail(why, whylen, "memory table with %u fds", nfds);
+		return FAIL("memory table with %u fds", nfds);
 
 	for (uint32_t i = 0; i < n; i++) {
 		const struct vhost_user_mem_region *r = &t->regions[i];
@@ -44,11 +41,11 @@ static int map_all(struct vh_mem *out, const struct vhost_user_mem_table *t,
 		struct stat st;
 
 		if (r->memory_size == 0)
-			return fail(why, whylen, "region %u has size 0", i);
+			return FAIL("region %u has size 0", i);
 		if (__builtin_add_overflow(r->guest_phys_addr, r->memory_size, &end) ||
 		    __builtin_add_overflow(r->userspace_addr, r->memory_size, &end) ||
 		    __builtin_add_overflow(r->mmap_offset, r->memory_size, &end))
-			return fail(why, whylen, "region %u size overflows", i);
+			return FAIL("region %u size overflows", i);
 		for (uint32_t j = 0; j < i; j++) {
 			const struct vhost_user_mem_region *o = &t->regions[j];
 
@@ -56,18 +53,18 @@ static int map_all(struct vh_mem *out, const struct vhost_user_mem_table *t,
 				    o->guest_phys_addr, o->memory_size) ||
 			    overlap(r->userspace_addr, r->memory_size,
 				    o->userspace_addr, o->memory_size))
-				return fail(why, whylen, "region %u overlaps another", i);
+				return FAIL("region %u overlaps another", i);
 		}
 		if (fds[i] < 0 || fstat(fds[i], &st) < 0)
-			return fail(why, whylen, "region %u: bad fd", i);
+			return FAIL("region %u: bad fd", i);
 		/* A file shorter than the region would SIGBUS us later. */
 		if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < end)
-			return fail(why, whylen, "region %u is larger than its file", i);
+			return FAIL("region %u is larger than its file", i);
 		/* Map from offset 0, length rounded to the fd's block size
 		 * (hugetlbfs rejects other lengths). */
 		uint64_t align = st.st_blksize > 0 ? (uint64_t)st.st_blksize : 4096;
 		if (__builtin_add_overflow(end, align - 1, &map_len) || map_len > SIZE_MAX)
-			return fail(why, whylen, "region %u size overflows", i);
+			return FAIL("region %u size overflows", i);
 		map_len -= map_len % align;
 		void *base = mmap(NULL, map_len, PROT_READ | PROT_WRITE,
 				  MAP_SHARED | MAP_NORESERVE, fds[i], 0);

@@ -348,7 +348,7 @@ static void test_bad_mem_tables(void **state)
 	struct fx *f = *state;
 	struct vhost_user_mem_table t;
 	int fds[9];
-	struct guest small;
+	struct guest small = { .fd = -1 };
 
 	for (int i = 0; i < 9; i++)
 		fds[i] = f->g.fd;
