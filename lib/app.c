@@ -367,18 +367,12 @@ static void run_loop(struct vf_app *app)
 	}
 }
 
-int vf_app_main(const struct vf_tool *tool, int argc, char **argv)
+static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, char **argv)
 {
-	struct vf_app *app = calloc(1, sizeof(*app));
 	struct vf_runtime_opts ro;
 	char err[512];
 	int ret, status = 0;
 	uint16_t nq;
-
-	if (!app)
-		return 1;
-	if (argc >= 2 && !strcmp(argv[1], "__complete"))
-		return vf_complete(tool, argc - 2, argv + 2);
 
 	app->tool = tool;
 	app->main_lcore = -1;
@@ -428,10 +422,8 @@ int vf_app_main(const struct vf_tool *tool, int argc, char **argv)
 			: (unsigned int)(app->nb_specs * nq * (app->nb_rxd + app->nb_txd) + 16384);
 		ro.mem_mb = 256 + (size_t)guess * 2560 / (1024 * 1024);
 	}
-	if (vf_runtime_start(&ro)) {
-		free(app);
+	if (vf_runtime_start(&ro))
 		return 1;
-	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
@@ -476,6 +468,20 @@ int vf_app_main(const struct vf_tool *tool, int argc, char **argv)
 	vf_app_print_stats(app, true);
 out:
 	teardown();
+	return status;
+}
+
+int vf_app_main(const struct vf_tool *tool, int argc, char **argv)
+{
+	struct vf_app *app;
+	int status;
+
+	if (argc >= 2 && !strcmp(argv[1], "__complete"))
+		return vf_complete(tool, argc - 2, argv + 2);
+	app = calloc(1, sizeof(*app));
+	if (!app)
+		return 1;
+	status = app_run(app, tool, argc, argv);
 	if (app->stats_fp)
 		fclose(app->stats_fp);
 	for (unsigned int i = 0; i < app->nb_specs; i++)
