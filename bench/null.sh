@@ -13,15 +13,15 @@ mpps_ours() {	# $1: extra devargs
 }
 mpps_dpdk() {	# $1: extra devargs
     # testpmd prints the forwarded total at exit; time it with its own stats
-    out=$(timeout -s INT "$D" dpdk-testpmd -l 0-1 --no-huge -m 512 --no-pci --file-prefix bnull$$ \
+    out=$(timeout -s INT "$((D + 2))" dpdk-testpmd -l 0-1 --no-huge -m 512 --no-pci --file-prefix bnull$$ \
         --log-level='*:warning' --vdev "net_null0$1" --vdev "net_null1$1" -- \
         --total-num-mbufs=8192 --forward-mode=io --stats-period 1 2>/dev/null </dev/null || true)
     echo "$out" | python3 -c '
 import re,sys
 t=sys.stdin.read()
-# the per-period "Tx-pps" lines of both ports, steady state (skip the first period)
+# per-period "Tx-pps" of both ports once forwarding runs (skip the first, partial, period)
 v=[int(x) for x in re.findall(r"Tx-pps:\s+(\d+)", t)]
-pairs=[v[i]+v[i+1] for i in range(0,len(v)-1,2)][1:]
+pairs=[p for p in (v[i]+v[i+1] for i in range(0,len(v)-1,2)) if p > 0][1:]
 print("%.2f" % ((sum(pairs)/len(pairs))/1e6 if pairs else 0))'
 }
 printf "%-10s %10s %10s %7s\n" variant ours_Mpps dpdk_Mpps ratio
