@@ -35,9 +35,9 @@ printf '%s\\n' "${{COMPREPLY[@]}}"
     return [x for x in r.stdout.splitlines() if x]
 
 
-got = complete("vhostd --i")
-if set(got) != {"--iface"}:
-    fail(f"--i -> {got}")
+got = complete("vhostd --if")
+if got != ["--iface"]:
+    fail(f"--if -> {got}")
 got = complete("vhostd --cl")
 if got != ["--client"]:
     fail(f"--cl -> {got}")
