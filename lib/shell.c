@@ -228,12 +228,9 @@ static int check_args(const struct vf_cmd *c, int argc, char **argv, bool *json)
 		nslots++;
 	}
 	*json = false;
-	/* a trailing "json" when the last slot offers it */
-	if (argc > 0 && !strcmp(argv[argc - 1], "json") && nslots > 0 &&
-	    vf__cmd_slot(c, nslots - 1, slot, sizeof(slot), &opt) && slot_accepts(slot, "json") &&
-	    strcmp(slot, "WORD")) {
+	/* a trailing "json" when the command offers it */
+	if (argc > 0 && !strcmp(argv[argc - 1], "json") && c->args && strstr(c->args, "json"))
 		*json = true;
-	}
 	if (argc < nreq || argc > nslots) {
 		fprintf(stderr, "error: wrong number of arguments for '%s'\n", c->words);
 		usage_of(c, stderr);
@@ -253,7 +250,7 @@ static int check_args(const struct vf_cmd *c, int argc, char **argv, bool *json)
 
 int vf_shell_exec(struct vf_app *app, const char *line)
 {
-	char *copy = strdup(line), *argv[MAX_ARGS];
+	char *copy = strndup(line, strcspn(line, "\r\n")), *argv[MAX_ARGS];
 	const struct vf_cmd *c;
 	struct vf_cmd_ctx ctx = { .app = app };
 	int argc, nw, ret;
@@ -269,7 +266,8 @@ int vf_shell_exec(struct vf_app *app, const char *line)
 	}
 	c = match(argc, argv, &nw);
 	if (!c) {
-		ret = vf_cmd_error("unknown command '%s' (try 'help')", line);
+		ret = vf_cmd_error("unknown command '%.*s' (try 'help')",
+				   (int)strcspn(line, "\r\n"), line);
 		free(copy);
 		return ret;
 	}
@@ -371,7 +369,7 @@ static int cmd_quit(struct vf_cmd_ctx *c, int argc, char **argv)
 }
 
 static const struct vf_cmd core_cmds[] = {
-	{ "help", "[WORD] [WORD] [WORD] [WORD]", "list commands, or those starting with the words given", cmd_help },
+	{ "help", "[WORD] [WORD] [WORD] [json]", "list commands, or those starting with the words given", cmd_help },
 	{ "quit", "", "stop forwarding and exit", cmd_quit },
 	{ NULL },
 };

@@ -74,7 +74,7 @@ uint16_t vf_fwd_gen_fill(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t 
 
 	if (!t || n == 0)
 		return 0;
-	if (rte_pktmbuf_alloc_bulk(fs->cfg->pool, pkts, n)) {
+	if (vf_mbuf_alloc_bulk_len(fs->cfg->pool, pkts, n, fs->tx_port->id, t->len)) {
 		fs->fwd_dropped += n;
 		return 0;
 	}
@@ -83,8 +83,6 @@ uint16_t vf_fwd_gen_fill(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t 
 		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
 
 		rte_memcpy(d, t->frame, t->len);
-		m->data_len = t->len;
-		m->pkt_len = t->len;
 		if (flows) {
 			uint32_t flow = (uint32_t)(fs->seq++ % nflows);
 			uint8_t *ip = d + 14;
