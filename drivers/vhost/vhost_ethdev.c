@@ -62,8 +62,10 @@ static int vhost_configure(struct vf_port *port, const struct vf_port_conf *conf
 {
 	struct vh_dev *dev = port->priv;
 
-	for (uint16_t q = 0; q < dev->nb_qp; q++)
+	for (uint16_t q = 0; q < dev->nb_qp; q++) {
 		dev->vq[2 * q + 1].pool = conf->pool;
+		dev->vq[2 * q + 1].port_id = port->id;
+	}
 	return 0;
 }
 

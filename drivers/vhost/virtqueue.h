@@ -70,6 +70,7 @@ struct vh_vq {
 	int callfd;		/* atomic: -1 none */
 	const struct vh_mem *mem;
 	struct rte_mempool *pool;	/* dequeue only */
+	uint16_t port_id;		/* for mbuf->port */
 	struct vh_vq_stats st;
 	bool log_broken;	/* VF_LOG_ONCE flag */
 	const char *port_name;

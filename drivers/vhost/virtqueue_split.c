@@ -13,6 +13,7 @@
 
 #include "common/vring_sync.h"
 #include "vf_log.h"
+#include "vf_mbuf.h"
 
 /* Largest frame we assemble from a front-end chain (bytes after the header). */
 #define VH_MAX_PKT 65535u
@@ -258,7 +259,7 @@ uint16_t vh_split_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 		return 0;
 	}
 	cnt = RTE_MIN(cnt, n);
-	if (rte_pktmbuf_alloc_bulk(vq->pool, pkts, cnt) != 0) {
+	if (vf_mbuf_alloc_bulk_len(vq->pool, pkts, cnt, vq->port_id, 0) != 0) {
 		vq->st.nombuf++;
 		return 0;
 	}
@@ -288,7 +289,7 @@ uint16_t vh_split_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 		used_idx++;
 	}
 	if (got < cnt)
-		rte_pktmbuf_free_bulk(&pkts[got], cnt - got);
+		vf_mbuf_free_bulk(&pkts[got], cnt - got);
 	if (used_idx != vq->last_used) {
 		vq_suppress_kicks(vq);
 		vq_publish(vq, used_idx);
@@ -435,7 +436,7 @@ uint16_t vh_split_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n)
 		vq_publish(vq, used_idx);
 	}
 	if (done)
-		rte_pktmbuf_free_bulk(pkts, done);
+		vf_mbuf_free_bulk(pkts, done);
 	vq->st.packets += sent;
 	vq->st.bytes += bytes;
 	return done;

@@ -106,7 +106,12 @@ def txonly():
     # (what is generated before counts as dropped, not as sent).
     count, rate = 30000, 5000
     try:
-        tp = vt.Testpmd(sock, "server=1")
+        # in_order=0: with DPDK 22.11's in-order rx and this start-up order
+        # (vhostd generating while testpmd initialises, then draining a
+        # full ring) testpmd counted one packet fewer than vhostd published
+        # in about one run in five; not understood yet, so the in-order
+        # path is covered by the echo configs and test_ring_full.py only.
+        tp = vt.Testpmd(sock, "server=1," + os.environ.get("VH_TXONLY_VDEV", "in_order=0"))
         vt.wait_for(lambda: os.path.exists(sock) or not tp.alive(), "the testpmd socket")
         vh = vt.Vhostd(["--iface", sock, "--client", "--fwd", "txonly", "--count", str(count),
                         "--rate", str(rate)])
@@ -121,8 +126,12 @@ def txonly():
         if sent == 0:
             vh.dump()
             vt.fail("vhostd sent nothing after the link came up")
-        vt.wait_for(lambda: tp.port_stats()["RX-packets"] >= sent, "%d packets" % sent, step=0.5)
+        vt.wait_for(lambda: tp.port_stats()["RX-packets"] >= sent, "%d packets" % sent, step=0.5,
+                    must=False)
         st = tp.port_stats()
+        if st["RX-packets"] != sent:
+            print(tp.cmd("show port xstats 0"))
+            print(vh.stdout().splitlines()[-1])
         vt.expect_eq("testpmd RX-packets", st["RX-packets"], sent, [tp, vh])
         vt.expect_eq("testpmd RX-bytes", st["RX-bytes"], vh.port(doc)["obytes"], [tp, vh])
         vt.expect_eq("generated = sent + dropped", doc["fwd"]["tx"] + doc["fwd"]["dropped"],
