@@ -5,6 +5,7 @@
 #include "vhost_dev.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -245,9 +246,31 @@ static int h_set_vring_kick(struct vh_ctx *c)
 	return 0;
 }
 
+/* The data path writes the call fd: it must be an eventfd, and must never
+ * block (a pipe from a hostile peer would stall a forwarding core). */
+static bool usable_eventfd(int fd)
+{
+	char path[64], link[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return false;
+	link[n] = '\0';
+	if (strcmp(link, "anon_inode:[eventfd]") != 0)
+		return false;
+	int fl = fcntl(fd, F_GETFL);
+	return fl >= 0 && fcntl(fd, F_SETFL, fl | O_NONBLOCK) == 0;
+}
+
 static int h_set_vring_call(struct vh_ctx *c)
 {
 	struct vh_vq *vq = c->vq;
+
+	if (c->nfds && !usable_eventfd(c->fds[0]))
+		return reject(c, "SET_VRING_CALL vring %u: the fd is not an eventfd", vq->idx);
+
 	int fd = c->nfds ? take_fd(c, 0) : -1;
 	int old = __atomic_exchange_n(&vq->callfd, fd, __ATOMIC_ACQ_REL);
 

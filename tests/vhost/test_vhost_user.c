@@ -325,6 +325,13 @@ static void test_vring_index(void **state)
 			 -EINVAL);
 	assert_int_equal(msgf(f, VHOST_USER_SET_VRING_KICK, 1, &(uint64_t){ 0 }, 8, NULL, 0),
 			 -EINVAL);
+	/* a call fd that is not an eventfd (a pipe could block a core) */
+	int pfd[2];
+	assert_int_equal(pipe(pfd), 0);
+	assert_int_equal(msgf(f, VHOST_USER_SET_VRING_CALL, 1, &(uint64_t){ 0 }, 8, &pfd[1], 1),
+			 -EINVAL);
+	close(pfd[0]);
+	close(pfd[1]);
 	/* the last vring is fine */
 	assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_NUM, 3, 256), 0);
 	assert_int_equal(msgf(f, VHOST_USER_SET_VRING_CALL, 1, &(uint64_t){ 3 }, 8, &efd, 1), 0);
