@@ -44,10 +44,13 @@ uint16_t vf_fwd_gen_budget(struct vf_stream *fs)
 
 	if (fs->tb_rate) {
 		/* Token bucket in units of packets x tsc_hz, so the arithmetic
-		 * is exact in integers; it holds at most one burst. */
+		 * is exact in integers.  Its depth is 50 ms of traffic (at
+		 * least a burst): a core that was preempted catches up, burst
+		 * by burst, instead of losing the time. */
 		uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
 		uint64_t dt = fs->tb_last_tsc ? now - fs->tb_last_tsc : 0;
-		uint64_t cap = (uint64_t)fs->burst * hz;
+		uint64_t depth = fs->tb_rate / 20 > fs->burst ? fs->tb_rate / 20 : fs->burst;
+		uint64_t cap = depth * hz;
 
 		if (dt > hz)
 			dt = hz;
