@@ -259,7 +259,10 @@ uint16_t vh_split_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 		return 0;
 	}
 	cnt = RTE_MIN(cnt, n);
-	if (vf_mbuf_alloc_bulk_len(vq->pool, pkts, cnt, vq->port_id, 0) != 0) {
+	/* Not vf_mbuf_alloc_bulk_len(): it left nb_segs 0 here (its 8-byte
+	 * rearm load from a stack template is type punning the compiler may
+	 * reorder), which made mode code drop every packet. */
+	if (rte_pktmbuf_alloc_bulk(vq->pool, pkts, cnt) != 0) {
 		vq->st.nombuf++;
 		return 0;
 	}

@@ -179,6 +179,11 @@ static void test_dequeue_header_split(void **state)
 	post(f, 4);
 	assert_int_equal(vh_split_dequeue(&f->vq, pkts, 4), 1);
 	check_mbuf(pkts[0], 60, 3);
+	/* a well-formed single-segment mbuf, as forwarding modes expect */
+	assert_int_equal(pkts[0]->nb_segs, 1);
+	assert_int_equal(pkts[0]->data_len, 60);
+	assert_null(pkts[0]->next);
+	assert_int_equal(rte_mbuf_refcnt_read(pkts[0]), 1);
 	rte_pktmbuf_free(pkts[0]);
 	assert_int_equal(f->used->idx, 1);
 	assert_int_equal(f->used->ring[0].id, 4);
