@@ -3,7 +3,7 @@
 set -e
 PKGS="build-essential meson ninja-build pkg-config python3 dpdk dpdk-dev libdpdk-dev
       libjansson-dev libedit-dev libcmocka-dev mandoc bash-completion clang
-      libclang-rt-14-dev qemu-system-x86 iproute2"
+      libclang-rt-14-dev qemu-system-x86 iproute2 busybox-static linux-image-cloud-amd64"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,0 +1,226 @@
+/* The vhost-user socket: server (listen, serve one front-end at a time,
+ * accept the next after a disconnect) or client (connect, retry every
+ * second, reconnect after the front-end goes).  Everything here runs on the
+ * control thread (vf_ctl.h). */
+#include "vhost_conn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "vf_ctl.h"
+#include "vf_log.h"
+
+#define VH_RETRY_MS 1000
+
+static int unix_addr(const char *path, struct sockaddr_un *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa->sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa->sun_path, path);
+	return 0;
+}
+
+static void drop_conn(struct vh_dev *dev, const char *why)
+{
+	if (dev->conn_fd < 0)
+		return;
+	vf_ctl_del_fd(dev->conn_fd);
+	close(dev->conn_fd);
+	dev->conn_fd = -1;
+	VF_INFO("%s: front-end disconnected (%s)", dev->name, why);
+	vh_dev_disconnect(dev);
+}
+
+static void on_msg(int fd, uint32_t events, void *arg)
+{
+	struct vh_dev *dev = arg;
+	struct vhost_user_msg msg, reply;
+	int fds[VHOST_USER_MAX_FDS];
+	unsigned int nfds;
+	uint32_t len, rlen;
+	int rc;
+
+	rc = vh_user_recv(fd, &msg, &len, fds, &nfds);
+	if (rc == -ECONNRESET) {
+		drop_conn(dev, "closed by peer");
+		return;
+	}
+	if (rc) {
+		snprintf(dev->last_error, sizeof(dev->last_error),
+			 "short or oversized message");
+		VF_WARN("%s: %s; closing the connection", dev->name, dev->last_error);
+		drop_conn(dev, "bad message");
+		return;
+	}
+	VF_DEBUG("%s: %s size %u fds %u", dev->name,
+		 vhost_user_request_name(msg.hdr.request), msg.hdr.size, nfds);
+	rc = vh_user_handle(dev, &msg, len, fds, nfds, &reply, &rlen);
+	if (rc) {
+		VF_WARN("%s: %s; closing the connection", dev->name, dev->last_error);
+		drop_conn(dev, "protocol error");
+		return;
+	}
+	if (rlen && send(fd, &reply, rlen, MSG_NOSIGNAL) != (ssize_t)rlen)
+		drop_conn(dev, "reply not sent");
+}
+
+static void set_conn(struct vh_dev *dev, int fd)
+{
+	/* A peer that stops in the middle of a message must not hold the
+	 * control thread: reads inside a message time out. */
+	struct timeval tv = { .tv_sec = 1 };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	dev->conn_fd = fd;
+	dev->connections++;
+	if (vf_ctl_add_fd(fd, on_msg, dev) != 0) {
+		close(fd);
+		dev->conn_fd = -1;
+		return;
+	}
+	VF_INFO("%s: front-end connected on %s", dev->name, dev->path);
+}
+
+static void on_accept(int lfd, uint32_t events, void *arg)
+{
+	struct vh_dev *dev = arg;
+	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (dev->conn_fd >= 0) {
+		VF_WARN("%s: a front-end is already connected; refusing another", dev->name);
+		close(fd);
+		return;
+	}
+	set_conn(dev, fd);
+}
+
+static void try_connect(void *arg)
+{
+	struct vh_dev *dev = arg;
+	struct sockaddr_un sa;
+	int fd;
+
+	if (dev->conn_fd >= 0 || dev->closing || unix_addr(dev->path, &sa))
+		return;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		close(fd);
+		return;
+	}
+	set_conn(dev, fd);
+}
+
+static int listen_on(struct vh_dev *dev)
+{
+	struct sockaddr_un sa;
+	struct stat st;
+	int fd, rc;
+
+	rc = unix_addr(dev->path, &sa);
+	if (rc)
+		return rc;
+	/* A stale socket file (its server is gone) is removed; a live one
+	 * or a file of another kind is an error (pitfall 30). */
+	if (lstat(dev->path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode))
+			return -EEXIST;
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -errno;
+		rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+		close(fd);
+		if (rc == 0)
+			return -EADDRINUSE;
+		unlink(dev->path);
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(fd, 1) != 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	dev->listen_fd = fd;
+	rc = vf_ctl_add_fd(fd, on_accept, dev);
+	if (rc) {
+		close(fd);
+		unlink(dev->path);
+		dev->listen_fd = -1;
+	}
+	return rc;
+}
+
+struct open_args {
+	struct vh_dev *dev;
+	int rc;
+};
+
+static void open_fn(void *arg)
+{
+	struct open_args *a = arg;
+	struct vh_dev *dev = a->dev;
+
+	if (!dev->client) {
+		a->rc = listen_on(dev);
+		return;
+	}
+	a->rc = vf_ctl_add_timer(VH_RETRY_MS, try_connect, dev);
+	if (a->rc > 0) {
+		dev->timer_id = a->rc;
+		a->rc = 0;
+		try_connect(dev);
+	}
+}
+
+int vh_conn_open(struct vh_dev *dev, char *err, size_t errlen)
+{
+	struct open_args a = { .dev = dev };
+	int rc = vf_ctl_start();
+
+	if (rc == 0)
+		vf_ctl_call(open_fn, &a);
+	else
+		a.rc = rc;
+	if (a.rc)
+		snprintf(err, errlen, "vhost: %s: %s", dev->path,
+			 a.rc == -EADDRINUSE ? "socket in use by a running server" :
+			 a.rc == -EEXIST ? "exists and is not a socket" : strerror(-a.rc));
+	return a.rc;
+}
+
+static void close_fn(void *arg)
+{
+	struct vh_dev *dev = arg;
+
+	dev->closing = true;
+	if (dev->timer_id > 0) {
+		vf_ctl_del_timer(dev->timer_id);
+		dev->timer_id = 0;
+	}
+	drop_conn(dev, "port closed");
+	if (dev->listen_fd >= 0) {
+		vf_ctl_del_fd(dev->listen_fd);
+		close(dev->listen_fd);
+		dev->listen_fd = -1;
+		unlink(dev->path);
+	}
+	vh_dev_disconnect(dev);
+}
+
+void vh_conn_close(struct vh_dev *dev)
+{
+	vf_ctl_call(close_fn, dev);
+}

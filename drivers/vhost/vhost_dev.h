@@ -1,0 +1,76 @@
+/* A vhost-user device (one port): its rings, the front-end's memory and the
+ * negotiated state.  Control state is touched on the control thread only;
+ * the rings' data-path fields are described in virtqueue.h. */
+#ifndef VH_DEV_H
+#define VH_DEV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <linux/virtio_config.h>
+#include <linux/virtio_net.h>
+#include <linux/virtio_ring.h>
+
+#include "common/vhost_user_proto.h"
+#include "vf_port.h"
+#include "vhost_mem.h"
+#include "virtqueue.h"
+
+#define VH_MAX_VRINGS (2 * VF_MAX_QUEUES)
+
+/* What we offer: protocols.md §1.6, §2.1; no bit we do not implement. */
+#define VH_FEATURES ((1ull << VIRTIO_F_VERSION_1) | (1ull << VIRTIO_NET_F_MRG_RXBUF) | \
+		     (1ull << VIRTIO_F_IN_ORDER) | (1ull << VIRTIO_RING_F_INDIRECT_DESC) | \
+		     (1ull << VIRTIO_RING_F_EVENT_IDX) | (1ull << VIRTIO_NET_F_MQ) | \
+		     (1ull << VHOST_USER_F_PROTOCOL_FEATURES))
+#define VH_PROTOCOL_FEATURES ((1ull << VHOST_USER_PROTOCOL_F_MQ) | \
+			      (1ull << VHOST_USER_PROTOCOL_F_REPLY_ACK) | \
+			      (1ull << VHOST_USER_PROTOCOL_F_STATUS))
+
+struct vh_dev {
+	struct vh_vq vq[VH_MAX_VRINGS];
+	struct vh_mem mem;
+	char name[VF_NAME_LEN];
+	uint16_t nb_qp;			/* queue pairs offered */
+	uint64_t features, protocol_features;
+	bool features_set;
+	uint8_t status;
+	bool link_up;			/* atomic: read by link_get */
+	uint64_t link_changes;
+	uint64_t connections, ctl_rejects;
+	char last_error[128];		/* why the last connection was closed */
+
+	/* socket (vhost_conn.c) */
+	char path[108];
+	bool client;
+	int listen_fd, conn_fd;
+	int timer_id;
+	bool closing;
+};
+
+/* Sets up an idle device with nb_qp queue pairs (1..VF_MAX_QUEUES). */
+void vh_dev_init(struct vh_dev *dev, const char *name, uint16_t nb_qp);
+
+/* Handles one received message (len bytes: header + payload as read) with
+ * the fds that came with it; always takes ownership of the fds (keeps or
+ * closes them).  When a reply is due, *reply_len is set to its byte count
+ * (else 0).  Returns 0, or -EINVAL/-EPROTO when the connection must be
+ * closed (reason in dev->last_error). */
+int vh_user_handle(struct vh_dev *dev, const struct vhost_user_msg *msg, uint32_t len,
+		   int *fds, unsigned int nfds, struct vhost_user_msg *reply,
+		   uint32_t *reply_len);
+
+/* Reads one message from a stream socket: header (with its fds) and the
+ * declared payload.  Returns 0 with *len and *nfds set, -ECONNRESET at EOF,
+ * or -EPROTO on a short, truncated or oversized message (fds closed). */
+int vh_user_recv(int fd, struct vhost_user_msg *msg, uint32_t *len,
+		 int *fds, unsigned int *nfds);
+
+/* The front-end is gone: stop the rings, wait for the forwarding cores,
+ * unmap its memory, close its fds, forget what was negotiated. */
+void vh_dev_disconnect(struct vh_dev *dev);
+
+/* Re-evaluates which rings may run and the link state. */
+void vh_dev_update(struct vh_dev *dev);
+
+#endif

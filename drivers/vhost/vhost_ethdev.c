@@ -1,0 +1,248 @@
+/* The "vhost" port driver: devargs as DPDK's net_vhost (iface, queues,
+ * client), ethdev-style ops over a vh_dev.  Port rx queue q dequeues from
+ * vring 2q+1 (the front-end's transmitq), tx queue q enqueues into vring 2q
+ * (its receiveq), as in net_vhost (protocols.md §1.8). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_random.h>
+
+#include "vf_log.h"
+#include "vf_out.h"
+#include "vf_port.h"
+#include "vhost_conn.h"
+#include "vhost_dev.h"
+
+static const struct vf_kvdef vhost_keys[] = {
+	{ "iface", VF_KV_STR, 1, 107, NULL, NULL,
+	  "vhost-user socket path (required)" },
+	{ "queues", VF_KV_UINT, 1, VF_MAX_QUEUES, NULL, "1", "queue pairs" },
+	{ "client", VF_KV_BOOL, 0, 1, NULL, "0",
+	  "1: connect to a front-end in server mode, retrying every second" },
+	{ NULL },
+};
+
+static int vhost_probe(struct vf_port *port, const struct vf_devargs *da)
+{
+	const char *iface = vf_devargs_str(da, "iface", NULL);
+	uint16_t nq = (uint16_t)vf_devargs_uint(da, "queues", 1);
+	struct vh_dev *dev;
+	char err[256];
+	int rc;
+
+	if (!iface) {
+		VF_ERR("%s: vhost: iface=PATH is required", port->name);
+		return -EINVAL;
+	}
+	dev = aligned_alloc(RTE_CACHE_LINE_SIZE,
+			    RTE_ALIGN_CEIL(sizeof(*dev), RTE_CACHE_LINE_SIZE));
+	if (!dev)
+		return -ENOMEM;
+	vh_dev_init(dev, port->name, nq);
+	snprintf(dev->path, sizeof(dev->path), "%s", iface);
+	dev->client = vf_devargs_bool(da, "client", false);
+	port->priv = dev;
+	port->max_rxq = port->max_txq = nq;
+	/* locally administered, unicast */
+	uint64_t r = rte_rand();
+	memcpy(port->mac, &r, 6);
+	port->mac[0] = (port->mac[0] & 0xfe) | 0x02;
+	rc = vh_conn_open(dev, err, sizeof(err));
+	if (rc) {
+		VF_ERR("%s", err);
+		free(dev);
+		port->priv = NULL;
+	}
+	return rc;
+}
+
+static int vhost_configure(struct vf_port *port, const struct vf_port_conf *conf)
+{
+	struct vh_dev *dev = port->priv;
+
+	for (uint16_t q = 0; q < dev->nb_qp; q++) {
+		dev->vq[2 * q + 1].pool = conf->pool;
+		dev->vq[2 * q + 1].port_id = port->id;
+	}
+	return 0;
+}
+
+static int vhost_start(struct vf_port *port)
+{
+	struct vh_dev *dev = port->priv;
+
+	for (uint16_t q = 0; q < dev->nb_qp; q++) {
+		port->rxq[q] = &dev->vq[2 * q + 1];
+		port->txq[q] = &dev->vq[2 * q];
+	}
+	port->rx_burst = vh_split_dequeue;
+	port->tx_burst = vh_split_enqueue;
+	return 0;
+}
+
+static void vhost_stop(struct vf_port *port)
+{
+	port->rx_burst = vf_port_rx_none;
+	port->tx_burst = vf_port_tx_none;
+}
+
+static void vhost_close(struct vf_port *port)
+{
+	struct vh_dev *dev = port->priv;
+
+	if (!dev)
+		return;
+	vh_conn_close(dev);
+	free(dev);
+	port->priv = NULL;
+}
+
+static void vhost_link_get(struct vf_port *port, struct vf_link *link)
+{
+	struct vh_dev *dev = port->priv;
+
+	link->up = __atomic_load_n(&dev->link_up, __ATOMIC_ACQUIRE);
+	link->speed_mbps = 0;
+}
+
+static uint64_t since(const uint64_t *now, const uint64_t *base, size_t k)
+{
+	return now[k] - base[k];
+}
+
+/* Counter k of vring i since the last reset. */
+static uint64_t vq_stat(const struct vh_vq *vq, size_t k)
+{
+	return since((const uint64_t *)&vq->st, (const uint64_t *)&vq->base, k);
+}
+
+#define ST(f) (offsetof(struct vh_vq_stats, f) / sizeof(uint64_t))
+
+static void vhost_stats_get(struct vf_port *port, struct vf_port_stats *st)
+{
+	struct vh_dev *dev = port->priv;
+
+	memset(st, 0, sizeof(*st));
+	for (uint16_t q = 0; q < dev->nb_qp; q++) {
+		const struct vh_vq *rx = &dev->vq[2 * q + 1], *tx = &dev->vq[2 * q];
+
+		st->ipackets += vq_stat(rx, ST(packets));
+		st->ibytes += vq_stat(rx, ST(bytes));
+		st->ierrors += vq_stat(rx, ST(bad_packet));
+		st->rx_nombuf += vq_stat(rx, ST(nombuf));
+		st->opackets += vq_stat(tx, ST(packets));
+		st->obytes += vq_stat(tx, ST(bytes));
+		st->oerrors += vq_stat(tx, ST(too_big));
+	}
+}
+
+static void vhost_stats_reset(struct vf_port *port)
+{
+	struct vh_dev *dev = port->priv;
+
+	for (unsigned int i = 0; i < 2u * dev->nb_qp; i++)
+		memcpy(&dev->vq[i].base, &dev->vq[i].st, sizeof(dev->vq[i].st));
+}
+
+/* xstats: per queue, from this table; rx_ names read the dequeue vring,
+ * tx_ names the enqueue vring. */
+static const struct {
+	const char *name;
+	size_t k;
+} rx_xs[] = {
+	{ "packets", ST(packets) }, { "bytes", ST(bytes) },
+	{ "bad_packet", ST(bad_packet) }, { "nombuf", ST(nombuf) },
+	{ "ring_broken", ST(broken) }, { "calls", ST(calls) },
+}, tx_xs[] = {
+	{ "packets", ST(packets) }, { "bytes", ST(bytes) },
+	{ "dropped_ring_full", ST(ring_full) }, { "dropped_too_big", ST(too_big) },
+	{ "ring_broken", ST(broken) }, { "calls", ST(calls) },
+};
+#define NB_RX_XS (sizeof(rx_xs) / sizeof(rx_xs[0]))
+#define NB_TX_XS (sizeof(tx_xs) / sizeof(tx_xs[0]))
+
+static int vhost_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned int n)
+{
+	struct vh_dev *dev = port->priv;
+	unsigned int k = 0;
+
+#define PUT(v, ...) do {						\
+		if (k < n) {						\
+			snprintf(xs[k].name, sizeof(xs[k].name), __VA_ARGS__); \
+			xs[k].value = (v);				\
+		}							\
+		k++;							\
+	} while (0)
+	for (uint16_t q = 0; q < dev->nb_qp; q++)
+		for (size_t i = 0; i < NB_RX_XS; i++)
+			PUT(vq_stat(&dev->vq[2 * q + 1], rx_xs[i].k), "rx_q%u_%s", q, rx_xs[i].name);
+	for (uint16_t q = 0; q < dev->nb_qp; q++)
+		for (size_t i = 0; i < NB_TX_XS; i++)
+			PUT(vq_stat(&dev->vq[2 * q], tx_xs[i].k), "tx_q%u_%s", q, tx_xs[i].name);
+	PUT(dev->connections, "connections");
+	PUT(dev->ctl_rejects, "ctl_rejects");
+	PUT(dev->link_changes, "link_changes");
+#undef PUT
+	return (int)k;
+}
+
+static void vhost_info(struct vf_port *port, struct vf_out *o)
+{
+	struct vh_dev *dev = port->priv;
+
+	vf_out_str(o, "iface", dev->path);
+	vf_out_str(o, "mode", dev->client ? "client" : "server");
+	vf_out_bool(o, "connected", dev->conn_fd >= 0);
+	vf_out_u64(o, "queue_pairs", dev->nb_qp);
+	vf_out_strf(o, "features", "0x%llx", (unsigned long long)dev->features);
+	vf_out_strf(o, "protocol_features", "0x%llx",
+		    (unsigned long long)dev->protocol_features);
+	vf_out_strf(o, "status", "0x%x", dev->status);
+	vf_out_u64(o, "mem_regions", dev->mem.nregions);
+	vf_out_u64(o, "connections", dev->connections);
+	vf_out_str(o, "last_error", dev->last_error);
+}
+
+static void vhost_ring_info(struct vf_port *port, struct vf_out *o)
+{
+	struct vh_dev *dev = port->priv;
+
+	vf_out_arr_begin(o, "vrings");
+	for (unsigned int i = 0; i < 2u * dev->nb_qp; i++) {
+		const struct vh_vq *vq = &dev->vq[i];
+
+		vf_out_obj_begin(o, NULL);
+		vf_out_u64(o, "vring", i);
+		vf_out_u64(o, "size", vq->size);
+		vf_out_u64(o, "last_avail", vq->last_avail);
+		vf_out_u64(o, "last_used", vq->last_used);
+		vf_out_bool(o, "ready", vq->ready);
+		vf_out_bool(o, "enabled", vq->enabled);
+		vf_out_bool(o, "broken", vq->dp_broken);
+		vf_out_bool(o, "call_fd", vq->callfd >= 0);
+		vf_out_obj_end(o);
+	}
+	vf_out_arr_end(o);
+}
+
+static const struct vf_driver vhost_driver = {
+	.name = "vhost",
+	.help = "vhost-user back-end (device side) for a VM's or container's virtio-net",
+	.keys = vhost_keys,
+	.probe = vhost_probe,
+	.configure = vhost_configure,
+	.start = vhost_start,
+	.stop = vhost_stop,
+	.close = vhost_close,
+	.link_get = vhost_link_get,
+	.stats_get = vhost_stats_get,
+	.stats_reset = vhost_stats_reset,
+	.xstats_get = vhost_xstats_get,
+	.xstats_reset = vhost_stats_reset,
+	.info = vhost_info,
+	.ring_info = vhost_ring_info,
+};
+
+VF_DRIVER_REGISTER(vhost_driver)

@@ -1,0 +1,110 @@
+/* One vring as the device side sees it.  The control thread fills the
+ * configuration; the forwarding core that owns the queue touches the ring
+ * only while `ready` is set (acquire), and the control thread clears it and
+ * calls vf_sync_wait() before changing anything the data path uses.
+ *
+ * Split rings live in virtqueue_split.c; a packed variant sits beside it. */
+#ifndef VH_VIRTQUEUE_H
+#define VH_VIRTQUEUE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <linux/virtio_ring.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "vhost_mem.h"
+
+/* Segments one buffer (descriptor chain) may have before we drop it. */
+#define VH_MAX_SEGS 64
+
+/* Data-path counters: written by the owning forwarding core only. */
+struct vh_vq_stats {
+	uint64_t packets, bytes;
+	uint64_t ring_full;	/* enqueue: no frontend buffer for a packet */
+	uint64_t too_big;	/* enqueue: packet larger than one buffer (no MRG_RXBUF) */
+	uint64_t bad_packet;	/* dequeue: runt or oversized chain, returned unread */
+	uint64_t nombuf;	/* dequeue: mempool empty */
+	uint64_t broken;	/* ring marked broken (structure error) */
+	uint64_t calls;		/* call eventfd writes */
+};
+#define VH_VQ_NB_STATS (sizeof(struct vh_vq_stats) / sizeof(uint64_t))
+
+enum vh_walk_err {
+	VH_WALK_OK = 0,
+	VH_WALK_HEAD_RANGE = -1,	/* head index >= ring size */
+	VH_WALK_NEXT_RANGE = -2,	/* next index >= size (or table count) */
+	VH_WALK_LOOP = -3,		/* more hops than the ring/table holds */
+	VH_WALK_ADDR = -4,		/* buffer not inside the shared regions */
+	VH_WALK_INDIRECT = -5,		/* bad indirect table (len, nesting, NEXT) */
+	VH_WALK_DIRECTION = -6,		/* readable after writable, wrong direction */
+	VH_WALK_TOO_MANY = -7,		/* more than VH_MAX_SEGS segments: drop only */
+	VH_WALK_TOO_LONG = -8,		/* total length over 4 GiB: drop only */
+};
+
+struct vh_seg {
+	uint8_t *p;
+	uint32_t len;
+};
+
+/* Segments of one packet: one chain (dequeue) or several buffers
+ * (mergeable enqueue) appended one after the other. */
+struct vh_chain {
+	uint16_t nseg;
+	struct vh_seg seg[VH_MAX_SEGS];
+};
+
+struct vh_vq {
+	/* data path */
+	struct vring_desc *desc;
+	struct vring_avail *avail;
+	struct vring_used *used;
+	uint16_t size, mask;
+	uint16_t last_avail;	/* next avail slot we read (free-running) */
+	uint16_t last_used;	/* next used slot we write (free-running) */
+	bool ready;		/* atomic: the data path may touch the ring */
+	bool dp_broken;		/* set by the data path on a structure error */
+	bool event_idx, mrg_rxbuf, in_order;
+	uint8_t hdr_len;	/* 10 or 12 */
+	int callfd;		/* atomic: -1 none */
+	const struct vh_mem *mem;
+	struct rte_mempool *pool;	/* dequeue only */
+	uint16_t port_id;		/* for mbuf->port */
+	struct vh_vq_stats st;
+	bool log_broken;	/* VF_LOG_ONCE flag */
+	const char *port_name;
+
+	/* control (control thread only) */
+	uint16_t idx;
+	bool num_set, addr_ok, kick_set, call_set, enabled;
+	bool broken;		/* sticky until reconnect; read by ctl for info */
+	int kickfd;
+	struct vhost_vring_addr addr;	/* as received */
+	struct vh_vq_stats base;	/* stats_reset snapshot */
+};
+
+/* Walks the chain starting at head (following one level of indirect table)
+ * and appends its host segments to c (from c->nseg on); *len gets the
+ * chain's byte count.  want_write selects the direction: device-writable
+ * descriptors for enqueue (a readable one is an error), readable ones for
+ * dequeue (writable ones after them are skipped).  Zero-length descriptors
+ * add nothing and their address is not checked.  Never reads outside the
+ * ring or the regions of vq->mem.  Returns VH_WALK_OK or an error; on
+ * error c->nseg may have grown. */
+int vh_split_walk(const struct vh_vq *vq, uint16_t head, bool want_write,
+		  struct vh_chain *c, uint32_t *len);
+
+/* The port's burst functions (rxq/txq point at a struct vh_vq). */
+uint16_t vh_split_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n);
+uint16_t vh_split_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n);
+
+/* Translates the ring addresses in vq->addr against mem (exact lengths,
+ * EVENT_IDX fields included).  0 or -EINVAL; on error the pointers are
+ * left NULL. */
+int vh_split_map(struct vh_vq *vq, const struct vh_mem *mem, const char **why);
+
+/* (Re)start bookkeeping from the ring in memory (protocols.md §1.9). */
+void vh_split_start(struct vh_vq *vq);
+
+#endif

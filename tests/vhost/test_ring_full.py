@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Packets dropped because the front-end's rx ring is full are counted,
+and the xstats, port info and ring state agree with what the front-end
+received.  vhostd runs its interactive shell on a pipe: it generates only
+after the link is up; testpmd (virtio_user) does not drain its rx ring
+until vhostd has generated everything."""
+import json
+import os
+import shutil
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vhtest as vt  # noqa: E402
+
+COUNT = 1000
+
+
+class Shell(vt.Proc):
+    def __init__(self, args):
+        super().__init__([vt.VHOSTD, "-i"] + args, stdin=True, name="vhostd")
+
+    def json_cmd(self, line):
+        n = self._count()
+        self.send(line)
+        vt.wait_for(lambda: self._count() > n or not self.alive(), "vhostd '%s'" % line)
+        if not self.alive():
+            self.dump()
+            vt.fail("vhostd exited during '%s'" % line)
+        return json.loads([l for l in self.stdout().splitlines() if l.startswith("{")][-1])
+
+    def _count(self):
+        return sum(1 for l in self.stdout().splitlines() if l.startswith("{"))
+
+
+def main():
+    d = vt.tmpdir()
+    sock = os.path.join(d, "vh.sock")
+    vh = tp = None
+    try:
+        vh = Shell(["--iface", sock, "--fwd", "txonly", "--count", str(COUNT)])
+        vt.wait_for(lambda: os.path.exists(sock) or not vh.alive(), "the vhostd socket")
+        tp = vt.Testpmd(sock)
+        tp.ready()
+        tp.cmd("set fwd rxonly")
+        vt.wait_for(lambda: vh.json_cmd("show port info 0 json")["ports"][0]["link"] == "up",
+                    "vhostd link up", step=0.5)
+        info = vh.json_cmd("show port info 0 json")["ports"][0]["driver_info"]
+        vt.expect_eq("connected", info["connected"], True, [vh])
+        vt.expect_eq("protocol features", info["protocol_features"], "0x10009", [vh])
+        vh.send("start")
+
+        def xs():
+            return vh.json_cmd("show port xstats 0 json")["ports"][0]["xstats"]
+        vt.wait_for(lambda: xs()["tx_q0_packets"] + xs()["tx_q0_dropped_ring_full"] >= COUNT,
+                    "vhostd to generate %d packets" % COUNT, step=0.5)
+        x = xs()
+        sent, full = x["tx_q0_packets"], x["tx_q0_dropped_ring_full"]
+        vt.expect_eq("sent + ring full", sent + full, COUNT, [vh])
+        if sent == 0 or full == 0:
+            vh.dump()
+            vt.fail("want some packets sent and some dropped on a full ring: %d/%d" % (sent, full))
+        vt.expect_eq("tx bytes", x["tx_q0_bytes"], sent * 64, [vh])
+        vt.expect_eq("no broken ring", x["tx_q0_ring_broken"] + x["rx_q0_ring_broken"], 0, [vh])
+        # the front-end polls: it never asked for a call
+        vt.expect_eq("calls", x["tx_q0_calls"] + x["rx_q0_calls"], 0, [vh])
+        ring = vh.json_cmd("show port ring 0 json")["vrings"][0]
+        vt.expect_eq("vring 0 last_used", ring["last_used"], sent % 65536, [vh])
+        # now the front-end drains its ring: exactly what was sent
+        tp.cmd("start")
+        vt.wait_for(lambda: tp.port_stats()["RX-packets"] >= sent, "%d packets" % sent, step=0.5)
+        st = tp.port_stats()
+        tp.cmd("stop")
+        vt.expect_eq("testpmd RX-packets", st["RX-packets"], sent, [tp, vh])
+        vt.expect_eq("testpmd RX-bytes", st["RX-bytes"], sent * 64, [tp, vh])
+        tp.quit()
+        tp = None
+        vt.wait_for(lambda: vh.json_cmd("show port info 0 json")["ports"][0]["link"] == "down",
+                    "vhostd link down", step=0.5)
+        x = xs()
+        vt.expect_eq("connections", x["connections"], 1, [vh])
+        vt.expect_eq("link changes", x["link_changes"], 2, [vh])
+        vh.send("quit")
+        vh.p.wait(30)
+        vt.expect_eq("vhostd exit status", vh.p.returncode, 0, [vh])
+    finally:
+        if tp:
+            tp.quit()
+        if vh:
+            vh.stop()
+        shutil.rmtree(d, ignore_errors=True)
+    print("PASS", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

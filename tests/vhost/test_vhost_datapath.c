@@ -1,0 +1,395 @@
+/* Dequeue and enqueue on a split ring laid out by hand in memfd-backed
+ * "front-end" memory, with real mbufs (EAL without hugepages): header
+ * split across descriptors, indirect tables, runts, multi-mbuf frames,
+ * mergeable and single-buffer rx, ring-full accounting, and call-eventfd
+ * notifications with and without EVENT_IDX. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+
+#include <cmocka.h>
+#include <linux/virtio_net.h>
+#include <rte_mbuf.h>
+
+#include "vf_runtime.h"
+#include "vhost/virtqueue.h"
+#include "vh_testmem.h"
+
+#define RING 16
+#define DESC_OFF 0x0
+#define AVAIL_OFF 0x1000
+#define USED_OFF 0x2000
+#define TAB_OFF 0x3000
+#define BUF_OFF 0x10000
+
+static struct rte_mempool *pool;
+
+struct fx {
+	struct guest g;
+	struct vh_mem mem;
+	struct vh_vq vq;
+	struct vring_desc *d;
+	struct vring_avail *avail;
+	struct vring_used *used;
+	uint16_t avail_idx;
+	int fds_before;
+};
+
+static int group_setup(void **state)
+{
+	struct vf_runtime_opts o = { .tool = "vhtest", .lcores = "0", .main_lcore = -1,
+				     .eal_args = "", .mem_mb = 128 };
+
+	if (vf_runtime_start(&o))
+		return -1;
+	pool = rte_pktmbuf_pool_create("vhtest", 1024, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	return pool ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+	rte_mempool_free(pool);
+	vf_runtime_stop();
+	return 0;
+}
+
+static int setup_with(void **state, bool mrg, bool event_idx, uint8_t hdr_len)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct vhost_user_mem_table t = { .nregions = 1 };
+	const char *why;
+	char w[96];
+
+	f->fds_before = count_fds();
+	if (guest_open(&f->g, GUEST_SIZE))
+		return -1;
+	t.regions[0] = (struct vhost_user_mem_region){ GUEST_GPA, GUEST_SIZE, GUEST_UVA, 0 };
+	if (vh_mem_map(&f->mem, &t, 40, &f->g.fd, 1, w, sizeof(w)))
+		return -1;
+	f->vq.size = RING;
+	f->vq.hdr_len = hdr_len;
+	f->vq.mrg_rxbuf = mrg;
+	f->vq.event_idx = event_idx;
+	f->vq.pool = pool;
+	f->vq.kickfd = -1;
+	f->vq.callfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	f->vq.addr = (struct vhost_vring_addr){
+		.desc_user_addr = GUEST_UVA + DESC_OFF,
+		.avail_user_addr = GUEST_UVA + AVAIL_OFF,
+		.used_user_addr = GUEST_UVA + USED_OFF,
+	};
+	if (vh_split_map(&f->vq, &f->mem, &why))
+		return -1;
+	vh_split_start(&f->vq);
+	f->vq.ready = true;
+	f->d = (struct vring_desc *)(f->g.va + DESC_OFF);
+	f->avail = (struct vring_avail *)(f->g.va + AVAIL_OFF);
+	f->used = (struct vring_used *)(f->g.va + USED_OFF);
+	*state = f;
+	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_with(state, false, false, 12);
+}
+
+static int setup_mrg(void **state)
+{
+	return setup_with(state, true, false, 12);
+}
+
+static int setup_event_idx(void **state)
+{
+	return setup_with(state, true, true, 12);
+}
+
+static int setup_legacy(void **state)
+{
+	return setup_with(state, false, false, 10);
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	close(f->vq.callfd);
+	vh_mem_unmap(&f->mem);
+	guest_close(&f->g);
+	assert_int_equal(count_fds(), f->fds_before);
+	/* every mbuf went back to the pool */
+	assert_int_equal(rte_mempool_avail_count(pool), 1024);
+	free(f);
+	return 0;
+}
+
+static void post(struct fx *f, uint16_t head)
+{
+	f->avail->ring[f->avail_idx % RING] = head;
+	f->avail_idx++;
+	__atomic_store_n(&f->avail->idx, f->avail_idx, __ATOMIC_RELEASE);
+}
+
+static uint64_t calls(struct fx *f)
+{
+	uint64_t v = 0;
+
+	if (read(f->vq.callfd, &v, sizeof(v)) != sizeof(v))
+		return 0;
+	return v;
+}
+
+static void fill(uint8_t *p, size_t n, uint8_t seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(seed + i * 7);
+}
+
+static void check_mbuf(struct rte_mbuf *m, size_t n, uint8_t seed)
+{
+	uint8_t buf[8192];
+	const uint8_t *p = rte_pktmbuf_read(m, 0, n, buf);
+
+	assert_int_equal(m->pkt_len, n);
+	assert_non_null(p);
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != (uint8_t)(seed + i * 7))
+			fail_msg("byte %zu differs", i);
+}
+
+/* tx chain: 5 header bytes | 7 header bytes + 20 data | 40 data */
+static void test_dequeue_header_split(void **state)
+{
+	struct fx *f = *state;
+	uint8_t *b = f->g.va + BUF_OFF, frame[60];
+	struct rte_mbuf *pkts[4];
+
+	fill(frame, sizeof(frame), 3);
+	memset(b, 0, 12);
+	memcpy(b + 0x100 + 7, frame, 20);
+	memcpy(b + 0x200, frame + 20, 40);
+	f->d[4] = (struct vring_desc){ GUEST_GPA + BUF_OFF, 5, VRING_DESC_F_NEXT, 9 };
+	f->d[9] = (struct vring_desc){ GUEST_GPA + BUF_OFF + 0x100, 27, VRING_DESC_F_NEXT, 1 };
+	f->d[1] = (struct vring_desc){ GUEST_GPA + BUF_OFF + 0x200, 40, 0, 0 };
+	post(f, 4);
+	assert_int_equal(vh_split_dequeue(&f->vq, pkts, 4), 1);
+	check_mbuf(pkts[0], 60, 3);
+	/* a well-formed single-segment mbuf, as forwarding modes expect */
+	assert_int_equal(pkts[0]->nb_segs, 1);
+	assert_int_equal(pkts[0]->data_len, 60);
+	assert_null(pkts[0]->next);
+	assert_int_equal(rte_mbuf_refcnt_read(pkts[0]), 1);
+	rte_pktmbuf_free(pkts[0]);
+	assert_int_equal(f->used->idx, 1);
+	assert_int_equal(f->used->ring[0].id, 4);
+	assert_int_equal(f->used->ring[0].len, 0);
+	assert_int_equal(f->vq.st.packets, 1);
+	assert_int_equal(f->vq.st.bytes, 60);
+	/* the driver did not ask for no interrupts: one call */
+	assert_int_equal(calls(f), 1);
+	/* nothing more: no packet, no call */
+	assert_int_equal(vh_split_dequeue(&f->vq, pkts, 4), 0);
+	assert_int_equal(calls(f), 0);
+}
+
+static void test_dequeue_indirect_and_runt(void **state)
+{
+	struct fx *f = *state;
+	struct vring_desc *tab = (struct vring_desc *)(f->g.va + TAB_OFF);
+	uint8_t *b = f->g.va + BUF_OFF, frame[100];
+	struct rte_mbuf *pkts[4];
+
+	f->avail->flags = VRING_AVAIL_F_NO_INTERRUPT;
+	fill(frame, sizeof(frame), 9);
+	memset(b, 0, 12);
+	memcpy(b + 0x100, frame, 100);
+	tab[0] = (struct vring_desc){ GUEST_GPA + BUF_OFF, 12, VRING_DESC_F_NEXT, 1 };
+	tab[1] = (struct vring_desc){ GUEST_GPA + BUF_OFF + 0x100, 100, 0, 0 };
+	f->d[0] = (struct vring_desc){ GUEST_GPA + TAB_OFF, 32, VRING_DESC_F_INDIRECT, 0 };
+	/* a runt: header only */
+	f->d[1] = (struct vring_desc){ GUEST_GPA + BUF_OFF, 12, 0, 0 };
+	post(f, 1);
+	post(f, 0);
+	assert_int_equal(vh_split_dequeue(&f->vq, pkts, 4), 1);
+	check_mbuf(pkts[0], 100, 9);
+	rte_pktmbuf_free(pkts[0]);
+	/* the runt is dropped, counted, and its buffer given back */
+	assert_int_equal(f->vq.st.bad_packet, 1);
+	assert_int_equal(f->used->idx, 2);
+	assert_int_equal(f->used->ring[0].id, 1);
+	assert_int_equal(f->used->ring[1].id, 0);
+	/* NO_INTERRUPT: no call */
+	assert_int_equal(calls(f), 0);
+	assert_int_equal(f->vq.st.calls, 0);
+}
+
+static void test_dequeue_large_frame(void **state)
+{
+	struct fx *f = *state;
+	uint8_t *b = f->g.va + BUF_OFF;
+	static uint8_t frame[5000];
+	struct rte_mbuf *pkts[1];
+
+	fill(frame, sizeof(frame), 1);
+	memset(b, 0, 12);
+	memcpy(b + 12, frame, sizeof(frame));
+	f->d[2] = (struct vring_desc){ GUEST_GPA + BUF_OFF, 12 + sizeof(frame), 0, 0 };
+	post(f, 2);
+	assert_int_equal(vh_split_dequeue(&f->vq, pkts, 1), 1);
+	assert_true(pkts[0]->nb_segs > 1);
+	check_mbuf(pkts[0], sizeof(frame), 1);
+	rte_pktmbuf_free(pkts[0]);
+}
+
+static struct rte_mbuf *mkpkt(size_t n, uint8_t seed)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+
+	assert_non_null(m);
+	fill((uint8_t *)rte_pktmbuf_append(m, (uint16_t)n), n, seed);
+	return m;
+}
+
+/* rx buffers: three of 1000 bytes, one descriptor each */
+static void post_rx(struct fx *f, unsigned int n, uint32_t len)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		uint16_t head = (uint16_t)((f->avail_idx) % RING);
+
+		f->d[head] = (struct vring_desc){ GUEST_GPA + BUF_OFF + head * 0x1000ull, len,
+						  VRING_DESC_F_WRITE, 0 };
+		post(f, head);
+	}
+}
+
+static void test_enqueue_mergeable(void **state)
+{
+	struct fx *f = *state;
+	struct rte_mbuf *m = mkpkt(2000, 5);
+	uint8_t out[2000];
+
+	post_rx(f, 3, 1000);
+	assert_int_equal(vh_split_enqueue(&f->vq, &m, 1), 1);
+	assert_int_equal(f->used->idx, 3);
+	assert_int_equal(f->used->ring[0].len, 1000);
+	assert_int_equal(f->used->ring[1].len, 1000);
+	assert_int_equal(f->used->ring[2].len, 12);
+	struct virtio_net_hdr_mrg_rxbuf *h = (void *)(f->g.va + BUF_OFF);
+	assert_int_equal(h->num_buffers, 3);
+	assert_int_equal(h->hdr.flags, 0);
+	memcpy(out, f->g.va + BUF_OFF + 12, 988);
+	memcpy(out + 988, f->g.va + BUF_OFF + 0x1000, 1000);
+	memcpy(out + 1988, f->g.va + BUF_OFF + 0x2000, 12);
+	for (size_t i = 0; i < sizeof(out); i++)
+		if (out[i] != (uint8_t)(5 + i * 7))
+			fail_msg("byte %zu differs", i);
+	assert_int_equal(f->vq.st.bytes, 2000);
+	/* a packet that needs more buffers than posted waits: ring full,
+	 * nothing consumed */
+	m = mkpkt(1500, 1);
+	post_rx(f, 1, 1000);
+	assert_int_equal(vh_split_enqueue(&f->vq, &m, 1), 0);
+	assert_int_equal(f->vq.st.ring_full, 1);
+	assert_int_equal(f->vq.last_avail, 3);
+	assert_int_equal(f->used->idx, 3);
+	rte_pktmbuf_free(m);
+}
+
+static void test_enqueue_single_buffer(void **state)
+{
+	struct fx *f = *state;
+	struct rte_mbuf *m[2] = { mkpkt(2000, 5), mkpkt(500, 6) };
+
+	post_rx(f, 2, 1000);
+	/* too big for one buffer: dropped and counted, the buffer stays */
+	assert_int_equal(vh_split_enqueue(&f->vq, m, 2), 2);
+	assert_int_equal(f->vq.st.too_big, 1);
+	assert_int_equal(f->vq.st.packets, 1);
+	assert_int_equal(f->used->idx, 1);
+	assert_int_equal(f->used->ring[0].len, 512);
+	assert_int_equal(f->used->ring[0].id, 0);
+	struct virtio_net_hdr_mrg_rxbuf *h = (void *)(f->g.va + BUF_OFF);
+	assert_int_equal(h->num_buffers, 1);
+	/* two packets, one buffer left: one goes, one is ring-full */
+	m[0] = mkpkt(100, 1);
+	m[1] = mkpkt(100, 2);
+	assert_int_equal(vh_split_enqueue(&f->vq, m, 2), 1);
+	assert_int_equal(f->vq.st.ring_full, 1);
+	rte_pktmbuf_free(m[1]);
+}
+
+static void test_enqueue_legacy_header(void **state)
+{
+	struct fx *f = *state;
+	struct rte_mbuf *m = mkpkt(64, 8);
+	uint8_t *b = f->g.va + BUF_OFF;
+
+	memset(b, 0xee, 128);
+	post_rx(f, 1, 1000);
+	assert_int_equal(vh_split_enqueue(&f->vq, &m, 1), 1);
+	assert_int_equal(f->used->ring[0].len, 74);
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(b[i], 0);
+	assert_int_equal(b[10], 8);	/* data right after the 10-byte header */
+}
+
+static void test_event_idx_calls(void **state)
+{
+	struct fx *f = *state;
+	uint16_t *used_event = &f->avail->ring[RING];
+	uint16_t *avail_event = (uint16_t *)&f->used->ring[RING];
+	struct rte_mbuf *m;
+
+	/* flags are ignored with EVENT_IDX; used_event = 1: call when the
+	 * used index passes 1, i.e. on the 2nd buffer */
+	f->avail->flags = VRING_AVAIL_F_NO_INTERRUPT;
+	*used_event = 1;
+	post_rx(f, 4, 1000);
+	m = mkpkt(64, 1);
+	assert_int_equal(vh_split_enqueue(&f->vq, &m, 1), 1);
+	assert_int_equal(calls(f), 0);
+	m = mkpkt(64, 1);
+	assert_int_equal(vh_split_enqueue(&f->vq, &m, 1), 1);
+	assert_int_equal(calls(f), 1);
+	m = mkpkt(64, 1);
+	assert_int_equal(vh_split_enqueue(&f->vq, &m, 1), 1);
+	assert_int_equal(calls(f), 0);
+	/* the driver moves used_event to what it has seen: call again */
+	*used_event = 3;
+	m = mkpkt(64, 1);
+	assert_int_equal(vh_split_enqueue(&f->vq, &m, 1), 1);
+	assert_int_equal(calls(f), 1);
+	/* we poll: avail_event stays out of the driver's reach, and the
+	 * flags are left 0 as EVENT_IDX requires */
+	assert_int_equal((uint16_t)(*avail_event - f->vq.last_avail), 0x8000);
+	assert_int_equal(f->used->flags, 0);
+}
+
+static void test_no_event_idx_flags(void **state)
+{
+	struct fx *f = *state;
+
+	/* without EVENT_IDX we ask for no kicks through the used flags */
+	assert_int_equal(f->used->flags, VRING_USED_F_NO_NOTIFY);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_dequeue_header_split, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dequeue_indirect_and_runt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dequeue_large_frame, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_enqueue_mergeable, setup_mrg, teardown),
+		cmocka_unit_test_setup_teardown(test_enqueue_single_buffer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_enqueue_legacy_header, setup_legacy, teardown),
+		cmocka_unit_test_setup_teardown(test_event_idx_calls, setup_event_idx, teardown),
+		cmocka_unit_test_setup_teardown(test_no_event_idx_flags, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("vhost_datapath", tests, group_setup, group_teardown);
+}

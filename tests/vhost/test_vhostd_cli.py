@@ -1,0 +1,91 @@
+"""vhostd's command line and socket handling, without a front-end: option
+errors exit 2 with one line naming the problem; a socket another server
+listens on is refused (exit 1, its file left alone); a stale socket file is
+replaced; our socket file is removed at exit."""
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vhtest as vt  # noqa: E402
+
+
+def run(args, timeout=60):
+    r = subprocess.run([vt.VHOSTD] + args, capture_output=True, text=True, timeout=timeout)
+    print("+ vhostd %s -> %d" % (" ".join(args), r.returncode), flush=True)
+    return r
+
+
+def expect_usage(args, words):
+    r = run(args)
+    if r.returncode != 2:
+        vt.fail("exit %d (want 2); stderr: %s" % (r.returncode, r.stderr))
+    for w in words:
+        if w not in r.stderr:
+            vt.fail("%r not in stderr: %s" % (w, r.stderr))
+
+
+expect_usage([], ["--iface"])
+expect_usage(["--iface", "/tmp/x.sock", "--queues", "0"], ["--queues"])
+expect_usage(["--iface", "/tmp/x.sock", "--queues", "17"], ["--queues"])
+expect_usage(["--iface", "/tmp/a,b.sock"], ["--iface"])
+expect_usage(["--port", "vhost,iface=/tmp/x.sock,dequeue-zero-copy=1"],
+             ["dequeue-zero-copy", "iface", "queues", "client"])
+expect_usage(["--port", "vhost,iface=/tmp/x.sock,queues=99"], ["queues"])
+
+d = vt.tmpdir()
+try:
+    sock = os.path.join(d, "vh.sock")
+    # a live server on the path: refused, and its socket stays
+    live = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    live.bind(sock)
+    live.listen(1)
+    r = run(["--iface", sock, "--duration", "1"])
+    if r.returncode != 1 or "in use" not in r.stderr:
+        vt.fail("live socket: exit %d, stderr: %s" % (r.returncode, r.stderr))
+    if not os.path.exists(sock):
+        vt.fail("the other server's socket file was removed")
+    live.close()
+    # now stale (nobody listens): replaced, served, removed at exit
+    r = run(["--iface", sock, "--duration", "1", "--json"])
+    if r.returncode != 0:
+        vt.fail("stale socket: exit %d, stderr: %s" % (r.returncode, r.stderr))
+    if os.path.exists(sock):
+        vt.fail("socket file left behind")
+    # a regular file is not ours to remove
+    open(sock, "w").close()
+    r = run(["--iface", sock, "--duration", "1"])
+    if r.returncode != 1 or "not a socket" not in r.stderr:
+        vt.fail("regular file: exit %d, stderr: %s" % (r.returncode, r.stderr))
+    os.unlink(sock)
+    # one connection at a time: a second front-end is refused while the
+    # first stays connected
+    vh = vt.Vhostd(["--iface", sock])
+    try:
+        vt.wait_for(lambda: os.path.exists(sock), "the socket")
+        a = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        a.connect(sock)
+        b = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        b.connect(sock)
+        b.settimeout(30)
+        if b.recv(1) != b"":
+            vt.fail("second front-end got data")
+        # a garbage message closes the first connection, logged once
+        a.sendall(b"\x01\x00\x00\x00\x01\x00\x00\x00\xff\xff\xff\xff")
+        a.settimeout(30)
+        if a.recv(1) != b"":
+            vt.fail("connection not closed after a bad message")
+        vt.wait_for(lambda: "closing the connection" in vh.stderr(), "the log line")
+        a.close()
+        b.close()
+        doc = vh.finish()
+        vt.expect_eq("link", vh.port(doc)["link"], "down", [vh])
+    finally:
+        vh.stop()
+finally:
+    shutil.rmtree(d, ignore_errors=True)
+print("PASS")
