@@ -24,9 +24,9 @@ void vf_ctl_del_fd(int fd);
 int vf_ctl_add_timer(unsigned int period_ms, vf_ctl_timer_cb cb, void *arg);
 void vf_ctl_del_timer(int id);
 
-/* Run fn(arg) on the control thread and wait for it (serialises driver
- * set-up/teardown from the main thread against callbacks).  Runs inline when
- * called on the control thread or when the thread is not started. */
+/* Run fn(arg) serialised against every control callback (driver set-up
+ * and teardown from the main thread): it holds the lock callbacks run under,
+ * so fn never overlaps a callback. */
 void vf_ctl_call(void (*fn)(void *arg), void *arg);
 int vf_ctl_is_ctl_thread(void);
 

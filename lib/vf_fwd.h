@@ -31,7 +31,10 @@ struct vf_stream {
 	/* mode state (txonly/flowgen sequence, rate limiter) */
 	uint64_t seq;
 	uint64_t tb_tokens, tb_last_tsc, tb_rate;	/* token bucket, tokens<<20 */
-	uint64_t stats_base[3];		/* clear fwd stats */
+	uint64_t gen_left;		/* --count: packets still to generate */
+	void *mode_priv;		/* e.g. the txonly frame template */
+	uint64_t stats_base[3];		/* clear fwd stats: rx, tx, dropped */
+	uint64_t *bursts_base;		/* clear fwd stats: histogram */
 } __rte_cache_aligned;
 
 struct vf_fwd_mode {
@@ -50,6 +53,7 @@ struct vf_fwd_cfg {
 	uint16_t txpkts;		/* txonly/flowgen frame length */
 	uint32_t nb_flows;		/* flowgen */
 	uint64_t rate_pps;		/* generator pacing, 0: unlimited */
+	uint64_t count;			/* generators: packets per stream, 0: no limit */
 	struct rte_ether_addr peer[VF_MAX_PORTS];	/* --eth-peer */
 	struct rte_mempool *pool;
 	unsigned int nb_cores;

@@ -65,7 +65,7 @@ struct vf_driver {
 
 	void (*link_get)(struct vf_port *port, struct vf_link *link);
 	void (*stats_get)(struct vf_port *port, struct vf_port_stats *st);
-	void (*stats_reset)(struct vf_port *port);
+	void (*stats_reset)(struct vf_port *port);	/* unused: the framework keeps a baseline */
 	/* Fills up to n entries, returns how many exist (may be > n). Optional. */
 	int (*xstats_get)(struct vf_port *port, struct vf_xstat *xs, unsigned int n);
 	void (*xstats_reset)(struct vf_port *port);

@@ -1,0 +1,209 @@
+/* Streams over lcores, start/stop, the per-lcore loop. */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "fwd_priv.h"
+#include "vf_log.h"
+#include "vf_sync.h"
+
+struct fwd_lcore {
+	unsigned int lcore;
+	unsigned int first, count;	/* streams [first, first+count) */
+	unsigned int tx_first;
+};
+
+static struct vf_stream *streams;
+static unsigned int nb_streams;
+static struct fwd_lcore lcores[RTE_MAX_LCORE];
+static unsigned int nb_lcores_used;
+static volatile bool stop_flag;
+static bool running;
+static uint64_t start_tsc, stop_tsc;
+
+unsigned int vf_fwd_lcores_available(void)
+{
+	return rte_lcore_count() > 0 ? rte_lcore_count() - 1 : 0;
+}
+
+unsigned int vf_fwd_nb_streams(void)
+{
+	return nb_streams;
+}
+
+struct vf_stream *vf_fwd_stream(unsigned int i)
+{
+	return i < nb_streams ? &streams[i] : NULL;
+}
+
+bool vf_fwd_running(void)
+{
+	return running;
+}
+
+double vf_fwd_elapsed(void)
+{
+	uint64_t end = running ? rte_rdtsc() : stop_tsc;
+
+	if (!start_tsc)
+		return 0;
+	return (double)(end - start_tsc) / (double)rte_get_tsc_hz();
+}
+
+static void free_streams(void)
+{
+	for (unsigned int i = 0; i < nb_streams; i++) {
+		rte_free(streams[i].mode_priv);
+		rte_free(streams[i].bursts_base);
+	}
+	rte_free(streams);
+	streams = NULL;
+	nb_streams = 0;
+}
+
+int vf_fwd_setup(struct vf_fwd_cfg *cfg, uint16_t nb_q)
+{
+	uint16_t nports = vf_port_count();
+	unsigned int avail = vf_fwd_lcores_available(), nl, lc, i;
+	unsigned int ids[VF_MAX_PORTS], n = 0;
+
+	if (running)
+		return -EBUSY;
+	for (uint16_t p = 0; p < nports; p++)
+		if (vf_port_get(p))
+			ids[n++] = p;
+	free_streams();
+	if (n == 0 || nb_q == 0)
+		return -ENODEV;
+	if (avail == 0) {
+		VF_ERR("no forwarding lcore: give at least two lcores (-l), one is the main lcore");
+		return -EINVAL;
+	}
+	streams = rte_zmalloc("vf_streams", sizeof(*streams) * n * nb_q, RTE_CACHE_LINE_SIZE);
+	if (!streams)
+		return -ENOMEM;
+	/* Port 2k <-> 2k+1 (in creation order), a lone last port to itself. */
+	for (unsigned int k = 0; k < n; k++) {
+		unsigned int peer = (k ^ 1) < n ? (k ^ 1) : k;
+		for (uint16_t q = 0; q < nb_q; q++) {
+			struct vf_stream *fs = &streams[nb_streams];
+			fs->id = (uint16_t)nb_streams;
+			fs->rx_port = vf_port_get((uint16_t)ids[k]);
+			fs->tx_port = vf_port_get((uint16_t)ids[peer]);
+			fs->rx_queue = fs->tx_queue = q;
+			fs->cfg = cfg;
+			nb_streams++;
+		}
+	}
+	nl = cfg->nb_cores ? cfg->nb_cores : avail;
+	if (nl > avail)
+		nl = avail;
+	if (nl > nb_streams)
+		nl = nb_streams;
+	/* Contiguous blocks of streams per lcore, as testpmd does. */
+	memset(lcores, 0, sizeof(lcores));
+	lc = rte_get_next_lcore(-1, 1, 0);
+	for (i = 0; i < nl; i++) {
+		lcores[i].lcore = lc;
+		lcores[i].first = nb_streams * i / nl;
+		lcores[i].count = nb_streams * (i + 1) / nl - lcores[i].first;
+		for (unsigned int s = 0; s < lcores[i].count; s++)
+			streams[lcores[i].first + s].lcore = lc;
+		lc = rte_get_next_lcore(lc, 1, 0);
+	}
+	nb_lcores_used = nl;
+	return 0;
+}
+
+static int lcore_loop(void *arg)
+{
+	struct fwd_lcore *fl = arg;
+	struct vf_stream *fs = &streams[fl->first];
+	const struct vf_fwd_mode *mode = fs->cfg->mode;
+	unsigned int n = fl->count;
+
+	vf_sync_thread_online(fl->lcore);
+	for (unsigned int b = 0; b < fl->tx_first; b++)
+		for (unsigned int i = 0; i < n; i++) {
+			struct rte_mbuf *pkts[VF_MAX_BURST];
+			uint16_t k = vf_fwd_gen_fill(&fs[i], pkts, fs[i].burst, false);
+			fwd_tx(&fs[i], pkts, k);
+		}
+	while (!stop_flag) {
+		for (unsigned int i = 0; i < n; i++)
+			mode->fwd(&fs[i]);
+		vf_sync_quiescent(fl->lcore);
+	}
+	vf_sync_thread_offline(fl->lcore);
+	return 0;
+}
+
+int vf_fwd_start(unsigned int tx_first_bursts)
+{
+	if (running)
+		return -EALREADY;
+	if (!nb_streams)
+		return -ENODEV;
+	for (unsigned int i = 0; i < nb_streams; i++) {
+		struct vf_stream *fs = &streams[i];
+		const struct vf_fwd_cfg *cfg = fs->cfg;
+
+		fs->burst = cfg->burst;
+		if (cfg->mode->stream_init)
+			cfg->mode->stream_init(fs);
+		else if (tx_first_bursts)
+			vf_fwd_gen_init(fs);
+		if ((cfg->mode->stream_init || tx_first_bursts) && !fs->mode_priv)
+			return -ENOMEM;
+	}
+	stop_flag = false;
+	start_tsc = rte_rdtsc();
+	running = true;
+	for (unsigned int i = 0; i < nb_lcores_used; i++) {
+		lcores[i].tx_first = tx_first_bursts;
+		if (rte_eal_remote_launch(lcore_loop, &lcores[i], lcores[i].lcore)) {
+			VF_ERR("cannot launch forwarding on lcore %u", lcores[i].lcore);
+			vf_fwd_stop();
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+void vf_fwd_stop(void)
+{
+	if (!running)
+		return;
+	stop_flag = true;
+	for (unsigned int i = 0; i < nb_lcores_used; i++)
+		rte_eal_wait_lcore(lcores[i].lcore);
+	stop_tsc = rte_rdtsc();
+	running = false;
+}
+
+void vf_fwd_stats_clear(void)
+{
+	for (unsigned int i = 0; i < nb_streams; i++) {
+		struct vf_stream *fs = &streams[i];
+
+		fs->stats_base[0] = fs->rx_packets;
+		fs->stats_base[1] = fs->tx_packets;
+		fs->stats_base[2] = fs->fwd_dropped;
+		if (!fs->bursts_base)
+			fs->bursts_base = rte_zmalloc("vf_hist", sizeof(fs->rx_bursts), 0);
+		if (fs->bursts_base)
+			memcpy(fs->bursts_base, fs->rx_bursts, sizeof(fs->rx_bursts));
+	}
+}
+
+uint16_t vf_fwd_tx_and_free(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t before = (uint16_t)fs->tx_packets;
+
+	fwd_tx(fs, pkts, n);
+	return (uint16_t)((uint16_t)fs->tx_packets - before);
+}

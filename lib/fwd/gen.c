@@ -1,0 +1,105 @@
+/* Packet generation shared by txonly, flowgen and --tx-first. */
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+
+#include "fwd_priv.h"
+#include "vf_pkt.h"
+
+struct gen_tmpl {
+	uint16_t len;
+	uint8_t frame[];
+};
+
+void vf_fwd_gen_init(struct vf_stream *fs)
+{
+	const struct vf_fwd_cfg *cfg = fs->cfg;
+	struct gen_tmpl *t;
+
+	rte_free(fs->mode_priv);
+	t = rte_zmalloc("vf_tmpl", sizeof(*t) + cfg->txpkts, RTE_CACHE_LINE_SIZE);
+	fs->mode_priv = t;
+	if (!t)
+		return;
+	t->len = cfg->txpkts;
+	vf_pkt_build_udp(t->frame, t->len, fs->tx_port->mac,
+			 cfg->peer[fs->tx_port->id].addr_bytes, 0);
+	fs->gen_left = cfg->count;
+	fs->tb_rate = 0;
+	if (cfg->rate_pps) {
+		/* The rate is shared by the generating streams. */
+		unsigned int ns = vf_fwd_nb_streams();
+		fs->tb_rate = cfg->rate_pps / (ns ? ns : 1);
+		if (!fs->tb_rate)
+			fs->tb_rate = 1;
+		fs->tb_tokens = 0;
+		fs->tb_last_tsc = 0;
+	}
+}
+
+uint16_t vf_fwd_gen_budget(struct vf_stream *fs)
+{
+	uint16_t n = fs->burst;
+
+	if (fs->tb_rate) {
+		/* Token bucket in units of packets x tsc_hz, so the arithmetic
+		 * is exact in integers; it holds at most one burst. */
+		uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
+		uint64_t dt = fs->tb_last_tsc ? now - fs->tb_last_tsc : 0;
+		uint64_t cap = (uint64_t)fs->burst * hz;
+
+		if (dt > hz)
+			dt = hz;
+		fs->tb_last_tsc = now;
+		fs->tb_tokens += dt * fs->tb_rate;
+		if (fs->tb_tokens > cap)
+			fs->tb_tokens = cap;
+		uint64_t avail = fs->tb_tokens / hz;
+		if (avail < n)
+			n = (uint16_t)avail;
+		fs->tb_tokens -= (uint64_t)n * hz;
+	}
+	if (fs->cfg->count) {
+		if (fs->gen_left < n)
+			n = (uint16_t)fs->gen_left;
+	}
+	return n;
+}
+
+uint16_t vf_fwd_gen_fill(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t n, bool flows)
+{
+	const struct gen_tmpl *t = fs->mode_priv;
+	uint32_t nflows = fs->cfg->nb_flows ? fs->cfg->nb_flows : 1;
+
+	if (!t || n == 0)
+		return 0;
+	if (rte_pktmbuf_alloc_bulk(fs->cfg->pool, pkts, n)) {
+		fs->fwd_dropped += n;
+		return 0;
+	}
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+
+		rte_memcpy(d, t->frame, t->len);
+		m->data_len = t->len;
+		m->pkt_len = t->len;
+		if (flows) {
+			uint32_t flow = (uint32_t)(fs->seq++ % nflows);
+			uint8_t *ip = d + 14;
+			/* Vary the source address (low 16 bits) and port. */
+			ip[14] = (uint8_t)(flow >> 8);
+			ip[15] = (uint8_t)(1 + (flow & 0xff) % 254);
+			ip[10] = ip[11] = 0;
+			uint16_t ck = vf_pkt_ipv4_cksum(ip);
+			ip[10] = (uint8_t)(ck >> 8);
+			ip[11] = (uint8_t)ck;
+			d[34] = (uint8_t)((9 + (flow >> 16)) >> 8);
+			d[35] = (uint8_t)(9 + (flow >> 16));
+		}
+	}
+	if (fs->cfg->count)
+		fs->gen_left -= n;
+	return n;
+}

@@ -1,0 +1,16 @@
+#include "fwd_priv.h"
+
+static void rxonly_fwd(struct vf_stream *fs)
+{
+	struct rte_mbuf *pkts[VF_MAX_BURST];
+	uint16_t n = fwd_rx(fs, pkts);
+
+	if (n)
+		rte_pktmbuf_free_bulk(pkts, n);
+}
+
+const struct vf_fwd_mode vf_fwd_rxonly = {
+	.name = "rxonly",
+	.help = "receive and drop (a sink)",
+	.fwd = rxonly_fwd,
+};

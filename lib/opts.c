@@ -1,0 +1,214 @@
+/* The common options: one table for parsing, --help, completion and tests. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vf_app.h"
+
+int vf_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int vf_parse_double(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+#define U(field, lo, hi, what) do {					\
+		uint64_t v_;						\
+		if (vf_parse_u64(arg, lo, hi, &v_)) {			\
+			snprintf(err, errlen, "bad %s '%s': expected an integer in %llu..%llu", \
+				 what, arg, (unsigned long long)(lo), (unsigned long long)(hi)); \
+			return -1;					\
+		}							\
+		app->field = v_;					\
+	} while (0)
+
+static int o_port(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	return vf_app_add_spec(app, arg, err, errlen);
+}
+
+static int o_fwd(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	const struct vf_fwd_mode *m = vf_fwd_mode_find(arg);
+	char list[256] = "";
+	size_t off = 0;
+
+	if (!m) {
+		for (unsigned int i = 0; vf_fwd_mode_at(i); i++)
+			off += snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "",
+					vf_fwd_mode_at(i)->name);
+		snprintf(err, errlen, "unknown forwarding mode '%s': modes are %s", arg, list);
+		return -1;
+	}
+	app->fwd.mode = m;
+	app->mode_set = true;
+	return 0;
+}
+
+static int o_nb_cores(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(nb_cores, 1, RTE_MAX_LCORE, "--nb-cores"); return 0; }
+static int o_rxq(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(nb_rxq, 1, VF_MAX_QUEUES, "--rxq"); return 0; }
+static int o_txq(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(nb_txq, 1, VF_MAX_QUEUES, "--txq"); return 0; }
+static int o_rxd(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(nb_rxd, 32, 32768, "--rxd"); return 0; }
+static int o_txd(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(nb_txd, 32, 32768, "--txd"); return 0; }
+static int o_burst(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(fwd.burst, 1, VF_MAX_BURST, "--burst"); return 0; }
+static int o_txpkts(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(fwd.txpkts, 42, 9000, "--txpkts"); return 0; }
+static int o_flows(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(fwd.nb_flows, 1, 1u << 24, "--flows"); return 0; }
+static int o_rate(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(fwd.rate_pps, 1, 1000000000ull, "--rate"); return 0; }
+static int o_count(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(fwd.count, 1, UINT64_MAX, "--count"); return 0; }
+static int o_mbufs(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(total_num_mbufs, 1024, 16u << 20, "--total-num-mbufs"); return 0; }
+
+static int o_eth_peer(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	unsigned int port, b[6];
+	char tail;
+
+	if (sscanf(arg, "%u,%2x:%2x:%2x:%2x:%2x:%2x%c", &port, &b[0], &b[1], &b[2],
+		   &b[3], &b[4], &b[5], &tail) != 7 || port >= VF_MAX_PORTS) {
+		snprintf(err, errlen, "bad --eth-peer '%s': expected PORT,XX:XX:XX:XX:XX:XX with PORT < %d",
+			 arg, VF_MAX_PORTS);
+		return -1;
+	}
+	for (int i = 0; i < 6; i++)
+		app->fwd.peer[port].addr_bytes[i] = (uint8_t)b[i];
+	app->eth_peer_set[port] = true;
+	return 0;
+}
+
+static int o_tx_first(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ app->tx_first = true; return 0; }
+static int o_auto_start(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ app->auto_start = true; return 0; }
+static int o_json(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ app->json = true; return 0; }
+static int o_verbose(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ app->verbose++; return 0; }
+
+static int o_duration(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	if (vf_parse_double(arg, 0.001, 1e9, &app->duration)) {
+		snprintf(err, errlen, "bad --duration '%s': expected seconds > 0", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int o_stats_period(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	if (vf_parse_double(arg, 0.01, 1e6, &app->stats_period)) {
+		snprintf(err, errlen, "bad --stats-period '%s': expected seconds >= 0.01", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int set_str(char *dst, size_t len, const char *arg, const char *what,
+		   char *err, size_t errlen)
+{
+	if (!*arg || strlen(arg) >= len) {
+		snprintf(err, errlen, "bad %s: expected 1..%zu characters", what, len - 1);
+		return -1;
+	}
+	strcpy(dst, arg);
+	return 0;
+}
+
+static int o_stats_file(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ return set_str(app->stats_file, sizeof(app->stats_file), arg, "--stats-file", err, errlen); }
+
+static int o_lcores(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	if (strspn(arg, "0123456789,-") != strlen(arg) || !*arg) {
+		snprintf(err, errlen, "bad -l '%s': expected a core list like 0-3 or 0,2,4", arg);
+		return -1;
+	}
+	return set_str(app->lcores, sizeof(app->lcores), arg, "-l", err, errlen);
+}
+
+static int o_main_lcore(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	uint64_t v;
+
+	if (vf_parse_u64(arg, 0, RTE_MAX_LCORE - 1, &v)) {
+		snprintf(err, errlen, "bad --main-lcore '%s': expected 0..%d", arg, RTE_MAX_LCORE - 1);
+		return -1;
+	}
+	app->main_lcore = (int)v;
+	return 0;
+}
+
+static int o_eal(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ return set_str(app->eal_args, sizeof(app->eal_args), arg, "--eal", err, errlen); }
+
+const struct vf_opt vf_common_opts[] = {
+	{ "port", 0, "SPEC", "add a port: DRIVER[,key=value...] or dpdk:DEVARGS (repeatable)",
+	  VF_COMP_PORT, NULL, o_port },
+	{ "fwd", 0, "MODE", "forwarding mode", VF_COMP_MODE, NULL, o_fwd },
+	{ "forward-mode", 0, "MODE", "alias of --fwd", VF_COMP_MODE, NULL, o_fwd },
+	{ "nb-cores", 0, "N", "forwarding cores to use (default: all but the main lcore)",
+	  VF_COMP_NONE, NULL, o_nb_cores },
+	{ "rxq", 0, "N", "rx queues per port (default 1)", VF_COMP_NONE, NULL, o_rxq },
+	{ "txq", 0, "N", "tx queues per port (default 1)", VF_COMP_NONE, NULL, o_txq },
+	{ "rxd", 0, "N", "rx descriptors per queue (default 1024)", VF_COMP_NONE, NULL, o_rxd },
+	{ "txd", 0, "N", "tx descriptors per queue (default 1024)", VF_COMP_NONE, NULL, o_txd },
+	{ "burst", 0, "N", "packets per burst, 1..512 (default 32)", VF_COMP_NONE, NULL, o_burst },
+	{ "txpkts", 0, "LEN", "frame length of generated packets, 42..9000 (default 64)",
+	  VF_COMP_NONE, NULL, o_txpkts },
+	{ "flows", 0, "N", "flowgen: number of flows (default 1024)", VF_COMP_NONE, NULL, o_flows },
+	{ "rate", 0, "PPS", "txonly/flowgen: packets per second, all streams together (default: unlimited)",
+	  VF_COMP_NONE, NULL, o_rate },
+	{ "count", 0, "N", "txonly/flowgen: packets to generate per stream, then idle (default: unlimited)",
+	  VF_COMP_NONE, NULL, o_count },
+	{ "eth-peer", 0, "PORT,MAC", "destination MAC for mac mode on PORT (default 02:00:00:00:00:PORT)",
+	  VF_COMP_NONE, NULL, o_eth_peer },
+	{ "tx-first", 0, NULL, "send one burst per stream before forwarding", VF_COMP_NONE, NULL, o_tx_first },
+	{ "auto-start", 'a', NULL, "start forwarding at once (interactive mode)",
+	  VF_COMP_NONE, NULL, o_auto_start },
+	{ "total-num-mbufs", 0, "N", "mbufs in the pool (default: from ports, queues and descriptors)",
+	  VF_COMP_NONE, NULL, o_mbufs },
+	{ "duration", 0, "SEC", "forward for SEC seconds, print the final stats and exit",
+	  VF_COMP_NONE, NULL, o_duration },
+	{ "stats-period", 0, "SEC", "print stats every SEC seconds", VF_COMP_NONE, NULL, o_stats_period },
+	{ "json", 0, NULL, "stats as JSON objects, one per line, on stdout", VF_COMP_NONE, NULL, o_json },
+	{ "stats-file", 0, "PATH", "also append the stats lines to PATH", VF_COMP_FILE, NULL, o_stats_file },
+	{ "lcores", 'l', "LIST", "cores to use, as DPDK's -l (default: all)", VF_COMP_NONE, NULL, o_lcores },
+	{ "main-lcore", 0, "N", "core for the main thread (default: first of -l)", VF_COMP_NONE, NULL, o_main_lcore },
+	{ "eal", 0, "ARGS", "extra DPDK EAL arguments, blank-separated", VF_COMP_NONE, NULL, o_eal },
+	{ "verbose", 'v', NULL, "more log output on stderr (twice: debug)", VF_COMP_NONE, NULL, o_verbose },
+	{ NULL },
+};

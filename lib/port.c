@@ -1,0 +1,239 @@
+#include "vf_port.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "vf_log.h"
+
+#define MAX_DRIVERS 16
+
+static const struct vf_driver *drivers[MAX_DRIVERS];
+static unsigned int nb_drivers;
+static struct vf_port *ports[VF_MAX_PORTS];
+
+void vf_driver_register(const struct vf_driver *drv)
+{
+	if (nb_drivers < MAX_DRIVERS)
+		drivers[nb_drivers++] = drv;
+}
+
+const struct vf_driver *vf_driver_find(const char *name)
+{
+	for (unsigned int i = 0; i < nb_drivers; i++)
+		if (!strcmp(drivers[i]->name, name))
+			return drivers[i];
+	return NULL;
+}
+
+const struct vf_driver *vf_driver_at(unsigned int idx)
+{
+	return idx < nb_drivers ? drivers[idx] : NULL;
+}
+
+static void driver_names(char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < nb_drivers && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+				drivers[i]->name);
+}
+
+uint16_t vf_port_rx_none(void *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	return 0;
+}
+
+uint16_t vf_port_tx_none(void *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	return 0;
+}
+
+struct vf_port *vf_port_create(const char *spec, char *err, size_t errlen)
+{
+	char drvname[VF_NAME_LEN], names[256];
+	const struct vf_driver *drv;
+	struct vf_devargs *da;
+	struct vf_port *port;
+	const char *rest;
+	unsigned int id, same = 0;
+	int ret;
+
+	if (vf_devargs_split(spec, drvname, sizeof(drvname), &rest, err, errlen))
+		return NULL;
+	drv = vf_driver_find(drvname);
+	if (!drv) {
+		driver_names(names, sizeof(names));
+		snprintf(err, errlen, "unknown driver '%s' in port '%s': drivers are %s",
+			 drvname, spec, names);
+		return NULL;
+	}
+	for (id = 0; id < VF_MAX_PORTS && ports[id]; id++)
+		;
+	if (id == VF_MAX_PORTS) {
+		snprintf(err, errlen, "too many ports (max %d)", VF_MAX_PORTS);
+		return NULL;
+	}
+	da = calloc(1, sizeof(*da));
+	if (!da) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	ret = vf_devargs_parse(rest, drv->keys, da, err, errlen);
+	if (ret) {
+		char tmp[512];
+		snprintf(tmp, sizeof(tmp), "port '%s': %s", spec, err);
+		snprintf(err, errlen, "%s", tmp);
+		free(da);
+		return NULL;
+	}
+	port = rte_zmalloc("vf_port", sizeof(*port), RTE_CACHE_LINE_SIZE);
+	if (!port) {
+		snprintf(err, errlen, "out of memory");
+		free(da);
+		return NULL;
+	}
+	for (unsigned int i = 0; i < VF_MAX_PORTS; i++)
+		if (ports[i] && ports[i]->drv == drv)
+			same++;
+	port->id = (uint16_t)id;
+	port->drv = drv;
+	port->max_rxq = port->max_txq = VF_MAX_QUEUES;
+	port->rx_burst = vf_port_rx_none;
+	port->tx_burst = vf_port_tx_none;
+	snprintf(port->name, sizeof(port->name), "%s%u", drv->name, same);
+	snprintf(port->spec, sizeof(port->spec), "%s", spec);
+	/* Locally administered, unicast, unique per port until the driver says. */
+	port->mac[0] = 0x02;
+	port->mac[1] = 0x76;	/* 'v' */
+	port->mac[2] = 0x66;	/* 'f' */
+	port->mac[5] = (uint8_t)id;
+	ret = drv->probe(port, da);
+	free(da);
+	if (ret) {
+		snprintf(err, errlen, "port '%s': %s", spec, strerror(-ret));
+		rte_free(port);
+		return NULL;
+	}
+	ports[id] = port;
+	return port;
+}
+
+int vf_port_configure(struct vf_port *port, const struct vf_port_conf *conf)
+{
+	int ret;
+
+	if (port->started)
+		return -EBUSY;
+	if (conf->nb_rxq == 0 || conf->nb_txq == 0 ||
+	    conf->nb_rxq > port->max_rxq || conf->nb_txq > port->max_txq) {
+		VF_ERR("port %u (%s): %u rx / %u tx queues asked, driver allows 1..%u / 1..%u",
+		       port->id, port->name, conf->nb_rxq, conf->nb_txq,
+		       port->max_rxq, port->max_txq);
+		return -EINVAL;
+	}
+	ret = port->drv->configure(port, conf);
+	if (ret == 0) {
+		port->conf = *conf;
+		port->configured = true;
+	}
+	return ret;
+}
+
+int vf_port_start(struct vf_port *port)
+{
+	int ret;
+
+	if (port->started)
+		return 0;
+	if (!port->configured)
+		return -EINVAL;
+	ret = port->drv->start(port);
+	if (ret == 0)
+		port->started = true;
+	return ret;
+}
+
+void vf_port_stop(struct vf_port *port)
+{
+	if (!port->started)
+		return;
+	port->drv->stop(port);
+	port->rx_burst = vf_port_rx_none;
+	port->tx_burst = vf_port_tx_none;
+	port->started = false;
+}
+
+void vf_port_close(struct vf_port *port)
+{
+	if (!port)
+		return;
+	vf_port_stop(port);
+	port->drv->close(port);
+	if (port->id < VF_MAX_PORTS && ports[port->id] == port)
+		ports[port->id] = NULL;
+	rte_free(port);
+}
+
+uint16_t vf_port_count(void)
+{
+	uint16_t n = 0;
+
+	for (uint16_t i = 0; i < VF_MAX_PORTS; i++)
+		if (ports[i])
+			n = i + 1;
+	return n;
+}
+
+struct vf_port *vf_port_get(uint16_t id)
+{
+	return id < VF_MAX_PORTS ? ports[id] : NULL;
+}
+
+void vf_port_link(struct vf_port *port, struct vf_link *link)
+{
+	memset(link, 0, sizeof(*link));
+	if (port->drv->link_get)
+		port->drv->link_get(port, link);
+}
+
+static void raw_stats(struct vf_port *port, struct vf_port_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	port->drv->stats_get(port, st);
+}
+
+void vf_port_stats(struct vf_port *port, struct vf_port_stats *st)
+{
+	const uint64_t *b = (const uint64_t *)&port->stats_base;
+	uint64_t *s = (uint64_t *)st;
+
+	raw_stats(port, st);
+	for (size_t i = 0; i < sizeof(*st) / sizeof(uint64_t); i++)
+		s[i] -= b[i];
+}
+
+void vf_port_stats_reset(struct vf_port *port)
+{
+	/* Drivers' counters are single-writer on the forwarding cores, so a
+	 * reset is a new baseline, never a write into their counters. */
+	raw_stats(port, &port->stats_base);
+}
+
+int vf_port_xstats(struct vf_port *port, struct vf_xstat *xs, unsigned int n)
+{
+	if (!port->drv->xstats_get)
+		return 0;
+	return port->drv->xstats_get(port, xs, n);
+}
+
+void vf_port_xstats_reset(struct vf_port *port)
+{
+	if (port->drv->xstats_reset)
+		port->drv->xstats_reset(port);
+}

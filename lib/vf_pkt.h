@@ -1,0 +1,35 @@
+/* Per-packet transforms of the forwarding modes, on raw frame bytes so that
+ * they can be unit-tested without DPDK memory.  Each returns false when the
+ * frame is too short or not of the kind the transform handles (the caller
+ * then drops it or passes it unchanged, as the mode says). */
+#ifndef VF_PKT_H
+#define VF_PKT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Ethernet source := src, destination := dst. */
+bool vf_pkt_set_macs(uint8_t *frame, uint32_t len, const uint8_t src[6], const uint8_t dst[6]);
+bool vf_pkt_macswap(uint8_t *frame, uint32_t len);
+/* Swap MACs, IPv4/IPv6 addresses and TCP/UDP ports (untouched layers stay).
+ * Checksums stay valid: every swapped pair is summed commutatively. */
+bool vf_pkt_5tswap(uint8_t *frame, uint32_t len);
+
+/* icmpecho: turns an ARP request into the reply from our_mac (for any
+ * target address, as testpmd does) or an ICMP echo request into the echo
+ * reply, with correct IP and ICMP checksums.  Returns false for anything
+ * else (dropped). */
+bool vf_pkt_icmpecho(uint8_t *frame, uint32_t len, const uint8_t our_mac[6]);
+
+/* Builds an Ethernet/IPv4/UDP frame of len bytes (>= 42, <= 9000):
+ * 198.18.0.1:9 -> 198.18.0.2:9, flow varies the source address and port
+ * (flowgen), payload zero.  Returns false if len is out of range. */
+bool vf_pkt_build_udp(uint8_t *frame, uint32_t len, const uint8_t src[6],
+		      const uint8_t dst[6], uint32_t flow);
+
+/* The Internet checksum of an IPv4 header (ihl words), ready to store. */
+uint16_t vf_pkt_ipv4_cksum(const uint8_t *iph);
+/* Verifies a frame's IPv4 header and ICMP/UDP checksums (for tests). */
+bool vf_pkt_cksums_ok(const uint8_t *frame, uint32_t len);
+
+#endif
