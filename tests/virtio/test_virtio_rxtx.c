@@ -57,6 +57,8 @@ static struct rte_mbuf *mk(uint16_t len, uint8_t seed)
 
 	assert_non_null(m);
 	p = (uint8_t *)rte_pktmbuf_append(m, len);
+	if (p == NULL)
+		fail();
 	for (uint16_t i = 0; i < len; i++)
 		p[i] = (uint8_t)(seed + i);
 	return m;
@@ -94,7 +96,7 @@ static void test_tx_inorder(void **state)
 		struct rte_mbuf *m[40];
 		unsigned int before = rte_mempool_avail_count(pool);
 		uint8_t buf[4096];
-		struct vdev_chain c;
+		struct vdev_chain c = { 0 };
 
 		for (int round = 0; round < 20; round++) {
 			for (int i = 0; i < 40; i++)
@@ -139,7 +141,7 @@ static void test_tx_reclaim_bulk(void **state)
 {
 	struct tq *t = tq_new(false, 32, true, true);
 	struct rte_mbuf *m[32];
-	struct vdev_chain c;
+	struct vdev_chain c = { 0 };
 	unsigned int before = rte_mempool_avail_count(pool);
 
 	for (int i = 0; i < 32; i++)
@@ -170,7 +172,7 @@ static void test_tx_hdr_desc_and_segs(void **state)
 		struct tq *t = tq_new(false, 16, order, true);
 		struct rte_mbuf *a = mk(100, 1), *b = mk(50, 2), *s2 = mk(30, 3);
 		uint8_t buf[4096];
-		struct vdev_chain c;
+		struct vdev_chain c = { 0 };
 
 		rte_mbuf_refcnt_update(a, 1);
 		assert_int_equal(rte_pktmbuf_chain(b, s2), 0);
@@ -228,7 +230,7 @@ static void test_rx_simple(void **state)
 		bool order = mode & 1, mrg = mode & 2;
 		struct tq *t = tq_new(true, 64, order, mrg);
 		struct rte_mbuf *m[32];
-		struct vdev_chain c;
+		struct vdev_chain c = { 0 };
 		uint64_t total = 0, npk = 0;
 
 		for (int round = 0; round < 300; round++) {
@@ -351,7 +353,7 @@ static void test_broken(void **state)
 
 	for (int order = 0; order < 2; order++) {
 		struct tq *t = tq_new(true, 16, order, true);
-		struct vdev_chain c;
+		struct vdev_chain c = { 0 };
 		struct rte_mbuf *m[4];
 
 		assert_int_equal(vdev_pop(&t->dev, &c), 0);

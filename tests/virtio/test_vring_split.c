@@ -62,8 +62,8 @@ static void test_post_complete(void **state)
 {
 	for (int order = 0; order < 2; order++) {
 		struct ring *r = ring_new(8, order);
-		struct vdev_chain c;
-		void *ck;
+		struct vdev_chain c = { 0 };
+		void *ck = NULL;
 		uint32_t len;
 
 		vqs_post1(&r->vq, 0x1000, 100, VRING_DESC_F_WRITE, CK(7));
@@ -95,8 +95,8 @@ static void test_chain(void **state)
 	for (int order = 0; order < 2; order++) {
 		struct ring *r = ring_new(8, order);
 		struct vqs_seg seg[3] = { { 0x100, 12 }, { 0x200, 20 }, { 0x300, 30 } };
-		struct vdev_chain c;
-		void *ck;
+		struct vdev_chain c = { 0 };
+		void *ck = NULL;
 		uint32_t len;
 
 		vqs_postv(&r->vq, seg, 3, CK(1));
@@ -129,7 +129,7 @@ static void test_wrap(void **state)
 		for (unsigned int it = 0; it < 100000; it++) {
 			uint16_t n = 1 + it % 3;
 			struct vqs_seg seg[3] = { { 1, 1 }, { 2, 2 }, { 3, 3 } };
-			struct vdev_chain c;
+			struct vdev_chain c = { 0 };
 
 			while (r->vq.nfree >= n) {
 				vqs_postv(&r->vq, seg, n, CK(sent));
@@ -146,7 +146,7 @@ static void test_wrap(void **state)
 
 			assert_int_equal(u, k);
 			for (uint16_t i = 0; i < u; i++) {
-				void *ck;
+				void *ck = NULL;
 				uint32_t len;
 
 				assert_int_equal(vqs_get(&r->vq, &ck, &len), 0);
@@ -168,7 +168,7 @@ static void test_inorder_batch(void **state)
 {
 	struct ring *r = ring_new(16, true);
 	struct vqs_seg seg[3] = { { 1, 1 }, { 2, 2 }, { 3, 3 } };
-	struct vdev_chain c;
+	struct vdev_chain c = { 0 };
 	void *ck[8];
 	uint16_t last = 0;
 
@@ -218,7 +218,7 @@ static void test_out_of_order(void **state)
 	struct vdev_chain c[4];
 	struct vqs_seg seg[2] = { { 1, 1 }, { 2, 2 } };
 	int order[4] = { 2, 0, 3, 1 };
-	void *ck;
+	void *ck = NULL;
 	uint32_t len;
 
 	for (int round = 0; round < 100; round++) {
@@ -248,7 +248,7 @@ static void test_bad_id(void **state)
 
 	for (int i = 0; i < 3; i++) {
 		struct ring *r = ring_new(8, false);
-		void *ck;
+		void *ck = NULL;
 		uint32_t len;
 
 		vqs_post1(&r->vq, 1, 10, VRING_DESC_F_WRITE, CK(0));	/* head 0 */
@@ -264,7 +264,7 @@ static void test_bad_id(void **state)
 	}
 	/* twice the same id */
 	struct ring *r = ring_new(8, false);
-	void *ck;
+	void *ck = NULL;
 	uint32_t len;
 
 	vqs_post1(&r->vq, 1, 10, VRING_DESC_F_WRITE, CK(0));
@@ -295,7 +295,7 @@ static void test_bad_len(void **state)
 {
 	for (int order = 0; order < 2; order++) {
 		struct ring *r = ring_new(8, order);
-		void *ck;
+		void *ck = NULL;
 		uint32_t len;
 
 		vqs_post1(&r->vq, 1, 100, VRING_DESC_F_WRITE, CK(0));

@@ -44,12 +44,13 @@ static inline int vdev_pop(struct vdev *v, struct vdev_chain *c)
 	c->head = vq->avail->ring[v->last_avail & vq->mask];
 	v->last_avail++;
 	x = c->head;
-	c->n = 0;
-	for (;;) {
-		c->d[c->n] = vq->desc[x];
-		if (!(c->d[c->n++].flags & VRING_DESC_F_NEXT) || c->n == 64)
+	for (c->n = 0; c->n < 64; ) {
+		struct vring_desc d = vq->desc[x];
+
+		c->d[c->n++] = d;
+		if (!(d.flags & VRING_DESC_F_NEXT))
 			break;
-		x = vq->desc[x].next;
+		x = d.next & vq->mask;
 	}
 	return 0;
 }
