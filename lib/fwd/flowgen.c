@@ -7,6 +7,8 @@ static void flowgen_fwd(struct vf_stream *fs)
 	uint16_t n = vf_fwd_gen_budget(fs);
 
 	n = vf_fwd_gen_fill(fs, pkts, n, true);
+	if (fs->cfg->count)
+		fs->gen_left -= n;	/* n <= gen_left: the budget saw to it */
 	fwd_tx(fs, pkts, n);
 }
 

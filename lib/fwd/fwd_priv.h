@@ -31,7 +31,8 @@ static inline void fwd_tx(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t
  * carry under --rate and --count. */
 uint16_t vf_fwd_gen_budget(struct vf_stream *fs);
 /* Allocates n mbufs and fills them from the stream's template; returns how
- * many were allocated. flow >= 0 rewrites the IPv4 source per packet. */
+ * many were allocated (0 or n). flows: vary the IPv4 source per packet.
+ * Does not touch --count: the caller decides whether the burst counts. */
 uint16_t vf_fwd_gen_fill(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t n, bool flows);
 void vf_fwd_gen_init(struct vf_stream *fs);
 

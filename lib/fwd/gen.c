@@ -99,7 +99,5 @@ uint16_t vf_fwd_gen_fill(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t 
 			d[35] = (uint8_t)(9 + (flow >> 16));
 		}
 	}
-	if (fs->cfg->count)
-		fs->gen_left -= n;
 	return n;
 }

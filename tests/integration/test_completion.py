@@ -1,0 +1,48 @@
+"""Bash completion: source the installed script in a real bash, ask for
+completions the way bash does, check the answers."""
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from vftest import BUILD, SOURCE, check, fail  # noqa: E402
+
+bash = shutil.which("bash")
+check(bash, "bash not found")
+bc = "/usr/share/bash-completion/bash_completion"
+
+
+def complete(tool, line):
+    """COMPREPLY for the command line `line` (cursor at the end)."""
+    script = f"""
+[ -r {bc} ] && . {bc}
+. {SOURCE}/completions/{tool}
+export PATH={BUILD}/cmd/{tool}:$PATH
+COMP_LINE={line!r}
+COMP_POINT=${{#COMP_LINE}}
+eval "COMP_WORDS=($COMP_LINE)"
+[[ "$COMP_LINE" == *" " ]] && COMP_WORDS+=("")
+COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 ))
+_vf_complete
+printf '%s\\n' "${{COMPREPLY[@]}}"
+"""
+    r = subprocess.run([bash, "-c", script], capture_output=True, text=True, timeout=30)
+    if r.returncode != 0:
+        fail(f"bash failed: {r.stderr}")
+    return [x for x in r.stdout.splitlines() if x]
+
+
+got = complete("vfwd", "vfwd --f")
+check(set(got) == {"--fwd", "--forward-mode", "--flows"}, f"vfwd --f -> {got}")
+got = complete("vfwd", "vfwd --fwd m")
+check(set(got) == {"mac", "macswap"}, f"--fwd m -> {got}")
+got = complete("vfwd", "vfwd --port nu")
+check("null" in got or "null," in got, f"--port nu -> {got}")
+got = complete("vfwd", "vfwd --port null,")
+check({"null,size=", "null,copy=", "null,no-rx="} <= set(got), f"--port null, -> {got}")
+got = complete("vfwd", "vfwd --port null,copy=")
+check(set(got) == {"null,copy=0", "null,copy=1"} or set(got) == {"0", "1"}, f"copy= -> {got}")
+got = complete("nullgen", "nullgen --ra")
+check(got == ["--rate"], f"nullgen --ra -> {got}")
+print("ok")

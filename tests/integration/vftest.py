@@ -1,0 +1,118 @@
+"""Helpers for integration tests: real binaries, real DPDK peers, no mocks.
+
+Binaries are found under $VF_BUILD (the meson build root).  Every process a
+test starts is killed at exit; every DPDK process gets its own file prefix.
+"""
+import atexit
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+BUILD = os.environ.get("VF_BUILD", os.path.join(os.path.dirname(__file__), "..", "..", "build"))
+SOURCE = os.environ.get("VF_SOURCE", os.path.join(os.path.dirname(__file__), "..", ".."))
+TESTPMD = "/usr/bin/dpdk-testpmd"
+_procs = []
+
+
+def binary(name):
+    """Path of one of our tools in the build tree."""
+    p = os.path.join(BUILD, "cmd", name, name)
+    if not os.path.exists(p):
+        fail(f"{p} not built")
+    return p
+
+
+def fail(msg):
+    print(f"FAIL: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+
+
+def tmpdir():
+    d = tempfile.mkdtemp(prefix="vftest-")
+    return d
+
+
+def run(args, timeout=60, input=None):
+    """Run to completion; returns CompletedProcess (text)."""
+    return subprocess.run(args, capture_output=True, text=True, timeout=timeout, input=input)
+
+
+def start(args, stdin=None, **kw):
+    """Start in the background; killed at exit."""
+    p = subprocess.Popen(args, stdin=stdin if stdin is not None else subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    _procs.append(p)
+    return p
+
+
+def json_lines(text):
+    """Every non-empty stdout line parsed as JSON (fails on anything else)."""
+    out = []
+    for ln in text.splitlines():
+        if not ln.strip():
+            continue
+        try:
+            out.append(json.loads(ln))
+        except ValueError:
+            fail(f"stdout line is not JSON: {ln!r}")
+    return out
+
+
+def final_stats(text):
+    objs = json_lines(text)
+    check(objs, "no JSON on stdout")
+    check(objs[-1].get("final") is True, "last JSON object lacks final: true")
+    return objs[-1]
+
+
+def port(stats, pid):
+    for p in stats["ports"]:
+        if p["id"] == pid:
+            return p
+    fail(f"port {pid} not in stats")
+
+
+def wait_for(cond, timeout=30, step=0.1, what="condition"):
+    end = time.time() + timeout
+    while time.time() < end:
+        if cond():
+            return
+        time.sleep(step)
+    fail(f"timed out waiting for {what}")
+
+
+_prefix_n = 0
+
+
+def testpmd_args(vdevs, pmd_args, prefix=None, lcores="0-1", mem=512):
+    """dpdk-testpmd command line without hugepages (protocols.md 4.6)."""
+    global _prefix_n
+    _prefix_n += 1
+    prefix = prefix or f"vft{os.getpid()}x{_prefix_n}"
+    args = [TESTPMD, "-l", lcores, "--no-huge", "-m", str(mem), "--no-pci",
+            "--file-prefix", prefix, "--log-level=*:warning"]
+    for v in vdevs:
+        args += ["--vdev", v]
+    return args + ["--"] + pmd_args
+
+
+def _cleanup():
+    for p in _procs:
+        if p.poll() is None:
+            try:
+                p.send_signal(signal.SIGKILL)
+                p.wait(timeout=5)
+            except Exception:
+                pass
+
+
+atexit.register(_cleanup)
