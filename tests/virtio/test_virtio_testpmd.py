@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """vfwd's virtio_user against DPDK's net_vhost (dpdk-testpmd is the backend).
 
-    test_virtio_testpmd.py CASE      CASE: default | in_order0 | mrg0 | queues2 | server
+    test_virtio_testpmd.py CASE      CASE: default | in_order0 | mrg0 | queues2 | server | vanish
 
 vfwd forwards in io mode (rx queue i -> tx queue i of the same port) and, in
 client mode, first sends one burst of its own (--tx-first).  testpmd sends
@@ -39,7 +39,32 @@ def one_round(tp, vf, bursts_per_stream, nstreams, tp_before, vf_in_before):
     return rx
 
 
+def vanish():
+    """Traffic loops between the two (both io); the backend is SIGKILLed
+    mid-burst: vfwd's link goes down, it keeps running and exits cleanly."""
+    sock = sock_path("vio-vanish.sock")
+    tp = Testpmd(f"net_vhost0,iface={sock}")
+    vf = Vfwd([f"virtio_user,path={sock}"])
+    vf.wait_link(True)
+    tp.cmd("set fwd io")
+    tp.cmd("start tx_first 4")
+    vf.wait_port(lambda p: p["ipackets"] > 20000, "packets looping")
+    tp.p.kill()
+    tp.p.wait()
+    vf.wait_link(False)
+    before = vf.port()["ipackets"]
+    st = vf.stop()
+    p = st["ports"][0]
+    check(p["link"] == "down", f"link after the backend died: {p['link']}")
+    check(p["ipackets"] == before, "packets received after the backend died")
+    check("backend lost" in vf.err.text(), "no log line about the lost backend")
+    shutil.rmtree(os.path.dirname(sock), ignore_errors=True)
+    print(f"ok: vanish: {p['ipackets']} packets before the backend died")
+
+
 def case(name):
+    if name == "vanish":
+        return vanish()
     sock = sock_path(f"vio-{name}.sock")
     server = name == "server"
     qp = 2 if name == "queues2" else 1
