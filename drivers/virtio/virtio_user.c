@@ -409,6 +409,7 @@ static int vu_probe(struct vf_port *port, const struct vf_devargs *da)
 {
 	struct vu_dev *d;
 	uint64_t qs = vf_devargs_uint(da, "queue_size", 256);
+	int rc = -EIO;
 
 	if (!vf_devargs_has(da, "path")) {
 		VF_ERR("%s: virtio_user needs path=SOCKET", port->name);
@@ -447,6 +448,7 @@ static int vu_probe(struct vf_port *port, const struct vf_devargs *da)
 
 		if (fd < 0) {
 			VF_ERR("%s: %s", port->name, err);
+			rc = fd;
 			goto fail;
 		}
 		d->listenfd = fd;
@@ -458,11 +460,14 @@ static int vu_probe(struct vf_port *port, const struct vf_devargs *da)
 
 		if (a.fd < 0) {
 			VF_ERR("%s: cannot connect to %s: %s", port->name, d->path, strerror(-a.fd));
+			rc = a.fd;
 			goto fail;
 		}
 		vf_ctl_call(do_attach, &a);
-		if (!d->negotiated)
+		if (!d->negotiated) {
+			rc = -EPROTO;
 			goto fail;
+		}
 	}
 	d->timer = vf_ctl_add_timer(VU_CHECK_MS, on_timer, d);
 	if (d->timer < 0)
@@ -480,7 +485,7 @@ fail:
 		close(d->fe.fd);
 	}
 	free(d);
-	return -EIO;
+	return rc;
 }
 
 static int q_new(struct vu_dev *d, struct vio_queue **qp, bool rx, uint16_t vring)
