@@ -83,7 +83,7 @@ uint16_t vio_tx_burst(void *qp, struct rte_mbuf **pkts, uint16_t n)
 	struct vio_queue *q = qp;
 	struct vq_split *vq = &q->vq;
 	uint64_t bytes = 0;
-	uint16_t i;
+	uint16_t i, dropped = 0;
 
 	if (__builtin_expect(!vio_ready(q), 0))
 		return 0;
@@ -95,12 +95,12 @@ uint16_t vio_tx_burst(void *qp, struct rte_mbuf **pkts, uint16_t n)
 		bool push = vio_can_push(m);
 		uint16_t need = m->nb_segs + !push;
 
-		if (__builtin_expect(need > vq->nfree, 0)) {
+		if (__builtin_expect(need > vq->nfree || need > VIO_TX_MAX_SEGS, 0)) {
 			if (need <= VIO_TX_MAX_SEGS && need <= vq->size)
 				break;		/* ring full: the caller keeps the rest */
 			/* Can never fit: take it and drop it. */
 			rte_pktmbuf_free(m);
-			q->st.errors++;
+			dropped++;
 			continue;
 		}
 		if (push && m->nb_segs == 1) {
@@ -140,12 +140,13 @@ uint16_t vio_tx_burst(void *qp, struct rte_mbuf **pkts, uint16_t n)
 		}
 		bytes += m->pkt_len;
 	}
-	if (i > 0) {
+	if (i > dropped) {
 		vqs_publish(vq);
 		vio_kick(q);
-		q->st.packets += i;
+		q->st.packets += i - dropped;
 		q->st.bytes += bytes;
 	}
+	q->st.errors += dropped;
 	return i;
 }
 

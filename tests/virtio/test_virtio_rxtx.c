@@ -202,6 +202,28 @@ static void test_tx_hdr_desc_and_segs(void **state)
 	}
 }
 
+/* A chain longer than we transmit is taken and dropped (counted), the
+ * packets around it go out. */
+static void test_tx_too_many_segs(void **state)
+{
+	struct tq *t = tq_new(false, 256, true, true);
+	struct rte_mbuf *v[3] = { mk(60, 1), mk(10, 0), mk(60, 2) };
+	struct vdev_chain c = { 0 };
+	unsigned int before;
+
+	for (int i = 0; i < VIO_TX_MAX_SEGS + 5; i++)
+		assert_int_equal(rte_pktmbuf_chain(v[1], mk(10, 0)), 0);
+	before = rte_mempool_avail_count(pool);
+	assert_int_equal(vio_tx_burst(&t->q, v, 3), 3);
+	assert_int_equal(t->q.st.errors, 1);
+	assert_int_equal(t->q.st.packets, 2);
+	assert_int_equal(rte_mempool_avail_count(pool), before + VIO_TX_MAX_SEGS + 6);
+	assert_int_equal(vdev_pop(&t->dev, &c), 0);
+	assert_int_equal(vdev_pop(&t->dev, &c), 0);
+	assert_int_equal(vdev_pop(&t->dev, &c), -1);
+	tq_free(t);
+}
+
 /* Device side of rx: writes hdr+frame into the next buffers. */
 static void dev_rx(struct tq *t, uint16_t off, const struct vdev_chain *c, uint32_t len)
 {
@@ -416,6 +438,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_tx_inorder),
 		cmocka_unit_test(test_tx_reclaim_bulk),
 		cmocka_unit_test(test_tx_hdr_desc_and_segs),
+		cmocka_unit_test(test_tx_too_many_segs),
 		cmocka_unit_test(test_rx_simple),
 		cmocka_unit_test(test_rx_mergeable),
 		cmocka_unit_test(test_rx_bad_len),
