@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_ether.h>
@@ -64,8 +65,24 @@ struct vu_dev {
 
 	struct vio_queue *rxq[VU_MAX_QP], *txq[VU_MAX_QP];
 
+	/* server=0: reconnect to a backend that went away, with backoff */
+	uint64_t retry_at_ms;
+	unsigned int retry_ms;
+	bool retry_logged;
+
 	uint64_t link_down, connects, ring_broken, start_fail;
 };
+
+#define VU_RETRY_MIN_MS 1000
+#define VU_RETRY_MAX_MS 8000
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
 
 /* ---- helpers ---- */
 
@@ -192,6 +209,14 @@ static void dev_detach(struct vu_dev *d, const char *why)
 	d->negotiated = false;
 	if (was_up)
 		d->link_down++;
+	if (!d->server) {
+		/* A session that ran starts the backoff over; one that never
+		 * got going keeps backing off. */
+		if (was_up || d->retry_ms == 0)
+			d->retry_ms = VU_RETRY_MIN_MS;
+		d->retry_at_ms = now_ms() + d->retry_ms;
+		d->retry_logged = false;
+	}
 	VF_INFO("%s: backend %s: %s", d->port->name, d->server ? "disconnected" : "lost", why);
 }
 
@@ -282,11 +307,41 @@ static void on_listen(int fd, uint32_t events, void *arg)
 	dev_attach(d, c);
 }
 
+static int sock_connect(const char *path, bool nonblock);
+
+/* server=0: the backend went away; try again, backing off to 8 s.  The
+ * connect does not block (a full backlog is just another failure). */
+static void client_retry(struct vu_dev *d)
+{
+	uint64_t now = now_ms();
+	int fd;
+
+	if (now < d->retry_at_ms)
+		return;
+	fd = sock_connect(d->path, true);
+	if (fd >= 0) {
+		VF_INFO("%s: reconnected to %s", d->port->name, d->path);
+		dev_attach(d, fd);
+	}
+	if (d->fe.fd >= 0) {
+		d->retry_ms = VU_RETRY_MIN_MS;
+		return;
+	}
+	VF_LOG_ONCE(d->retry_logged, VF_LOG_INFO, "%s: backend at %s not back yet, retrying",
+		    d->port->name, d->path);
+	d->retry_ms = d->retry_ms * 2 > VU_RETRY_MAX_MS ? VU_RETRY_MAX_MS : d->retry_ms * 2;
+	d->retry_at_ms = now + d->retry_ms;
+}
+
 static void on_timer(void *arg)
 {
 	struct vu_dev *d = arg;
 	uint16_t i;
 
+	if (!d->server && d->fe.fd < 0) {
+		client_retry(d);
+		return;
+	}
 	if (!d->running)
 		return;
 	for (i = 0; i < d->active_qp; i++) {
@@ -303,10 +358,10 @@ static void on_timer(void *arg)
 
 /* ---- sockets ---- */
 
-static int sock_connect(const char *path)
+static int sock_connect(const char *path, bool nonblock)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
 
 	if (fd < 0)
 		return -errno;
@@ -317,6 +372,9 @@ static int sock_connect(const char *path)
 		close(fd);
 		return e;
 	}
+	/* Requests are written with blocking sendmsg; replies are polled. */
+	if (nonblock)
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	return fd;
 }
 
@@ -328,7 +386,7 @@ static int sock_listen(const char *path, char *err, size_t errlen)
 
 	if (stat(path, &st) == 0) {
 		/* A live listener keeps its socket; a stale file is replaced. */
-		int c = sock_connect(path);
+		int c = sock_connect(path, true);
 
 		if (c >= 0) {
 			close(c);
@@ -456,7 +514,7 @@ static int vu_probe(struct vf_port *port, const struct vf_devargs *da)
 			goto fail;
 		VF_INFO("%s: waiting for a vhost-user backend on %s", port->name, d->path);
 	} else {
-		struct probe_arg a = { d, sock_connect(d->path) };
+		struct probe_arg a = { d, sock_connect(d->path, false) };
 
 		if (a.fd < 0) {
 			VF_ERR("%s: cannot connect to %s: %s", port->name, d->path, strerror(-a.fd));

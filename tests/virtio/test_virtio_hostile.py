@@ -51,6 +51,7 @@ class Backend:
 
     def serve(self):
         self.c, _ = self.ls.accept()
+        self.ls.close()     # vfwd's reconnect attempts are refused
         try:
             while True:
                 msg, anc, _, _ = self.c.recvmsg(12, socket.CMSG_SPACE(8 * 4))
