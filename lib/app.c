@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -18,6 +19,7 @@
 #include "vf_ctl.h"
 #include "vf_log.h"
 #include "vf_runtime.h"
+#include "vf_shell.h"
 #include "vf_stats.h"
 #include "vf_sync.h"
 
@@ -33,6 +35,11 @@ static double prev_time;
 static void on_signal(int sig)
 {
 	got_signal = sig;
+}
+
+int vf_app_signalled(void)
+{
+	return got_signal;
 }
 
 int vf_app_add_spec(struct vf_app *app, const char *spec, char *err, size_t errlen)
@@ -295,35 +302,66 @@ static unsigned int default_mbufs(const struct vf_app *app, unsigned int nports)
 	return (unsigned int)n;
 }
 
+int vf_app_port_add(struct vf_app *app, const char *spec, char *err, size_t errlen)
+{
+	struct vf_port *p = vf_port_create(spec, err, errlen);
+	struct vf_port_conf conf;
+	uint16_t id;
+	int ret;
+
+	if (!p)
+		return -1;
+	id = p->id;
+	if (!app->eth_peer_set[id]) {
+		/* testpmd's default peer: 02:00:00:00:00:PORT */
+		uint8_t def[6] = { 0x02, 0, 0, 0, 0, (uint8_t)id };
+		memcpy(app->fwd.peer[id].addr_bytes, def, 6);
+	}
+	conf = (struct vf_port_conf){
+		.nb_rxq = app->nb_rxq, .nb_txq = app->nb_txq,
+		.nb_rxd = app->nb_rxd, .nb_txd = app->nb_txd, .pool = pool,
+	};
+	ret = vf_port_configure(p, &conf);
+	if (ret == 0)
+		ret = vf_port_start(p);
+	if (ret) {
+		snprintf(err, errlen, "port %u (%s): cannot %s: %s", id, spec,
+			 p->configured ? "start" : "configure", strerror(-ret));
+		vf_port_close(p);
+		return -1;
+	}
+	return id;
+}
+
 static int setup_ports(struct vf_app *app)
 {
 	char err[512];
 
-	for (unsigned int i = 0; i < app->nb_specs; i++) {
-		struct vf_port *p = vf_port_create(app->specs[i], err, sizeof(err));
-		struct vf_port_conf conf;
-		uint16_t id;
-
-		if (!p) {
+	for (unsigned int i = 0; i < app->nb_specs; i++)
+		if (vf_app_port_add(app, app->specs[i], err, sizeof(err)) < 0) {
 			VF_ERR("%s", err);
 			return -1;
 		}
-		id = p->id;
-		if (!app->eth_peer_set[id]) {
-			/* testpmd's default peer: 02:00:00:00:00:PORT */
-			uint8_t def[6] = { 0x02, 0, 0, 0, 0, (uint8_t)id };
-			memcpy(app->fwd.peer[id].addr_bytes, def, 6);
-		}
-		conf = (struct vf_port_conf){
-			.nb_rxq = app->nb_rxq, .nb_txq = app->nb_txq,
-			.nb_rxd = app->nb_rxd, .nb_txd = app->nb_txd, .pool = pool,
-		};
-		if (vf_port_configure(p, &conf) || vf_port_start(p)) {
-			VF_ERR("port %u (%s): cannot configure or start", id, app->specs[i]);
-			return -1;
-		}
-	}
 	return 0;
+}
+
+int vf_app_fwd_start(struct vf_app *app, unsigned int tx_first_bursts)
+{
+	uint16_t nq = app->nb_rxq > app->nb_txq ? app->nb_rxq : app->nb_txq;
+	int ret;
+
+	if (vf_fwd_running())
+		return -EALREADY;
+	app->fwd.nb_cores = app->nb_cores;
+	ret = vf_fwd_setup(&app->fwd, nq);
+	if (ret)
+		return ret;
+	prev_time = now_s();
+	memset(prev_st, 0, sizeof(prev_st));
+	for (uint16_t p = 0; p < vf_port_count(); p++)
+		if (vf_port_get(p))
+			vf_port_stats(vf_port_get(p), &prev_st[p]);
+	return vf_fwd_start(tx_first_bursts);
 }
 
 static void teardown(void)
@@ -344,7 +382,7 @@ static void run_loop(struct vf_app *app)
 {
 	double start = now_s(), next = start + app->stats_period;
 
-	while (!got_signal) {
+	while (!got_signal && !app->quit) {
 		double t = now_s(), wake = t + 0.05;
 
 		if (app->duration > 0 && t - start >= app->duration)
@@ -367,18 +405,12 @@ static void run_loop(struct vf_app *app)
 	}
 }
 
-int vf_app_main(const struct vf_tool *tool, int argc, char **argv)
+static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, char **argv)
 {
-	struct vf_app *app = calloc(1, sizeof(*app));
 	struct vf_runtime_opts ro;
 	char err[512];
 	int ret, status = 0;
 	uint16_t nq;
-
-	if (!app)
-		return 1;
-	if (argc >= 2 && !strcmp(argv[1], "__complete"))
-		return vf_complete(tool, argc - 2, argv + 2);
 
 	app->tool = tool;
 	app->main_lcore = -1;
@@ -408,6 +440,15 @@ int vf_app_main(const struct vf_tool *tool, int argc, char **argv)
 			return usage_error(tool, err);
 		}
 	}
+	/* Commands come from stdin when it is a pipe or a file (not a tty
+	 * without -i, not /dev/null), unless this is a one-shot run. */
+	if (!app->interactive && app->duration == 0) {
+		struct stat sb;
+		if (fstat(STDIN_FILENO, &sb) == 0 && (S_ISFIFO(sb.st_mode) || S_ISREG(sb.st_mode)))
+			app->cmd_input = true;
+	}
+	if (app->interactive && app->duration > 0)
+		return usage_error(tool, "--interactive and --duration exclude each other");
 	if (app->verbose)
 		vf_log_set_level(app->verbose > 1 ? VF_LOG_DEBUG : VF_LOG_INFO);
 
@@ -428,10 +469,8 @@ int vf_app_main(const struct vf_tool *tool, int argc, char **argv)
 			: (unsigned int)(app->nb_specs * nq * (app->nb_rxd + app->nb_txd) + 16384);
 		ro.mem_mb = 256 + (size_t)guess * 2560 / (1024 * 1024);
 	}
-	if (vf_runtime_start(&ro)) {
-		free(app);
+	if (vf_runtime_start(&ro))
 		return 1;
-	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
@@ -454,28 +493,46 @@ int vf_app_main(const struct vf_tool *tool, int argc, char **argv)
 		}
 	}
 	app->fwd.pool = pool;
-	app->fwd.nb_cores = app->nb_cores;
 	if (setup_ports(app)) {
 		status = 1;
 		goto out;
 	}
-	ret = vf_fwd_setup(&app->fwd, nq);
-	if (ret) {
-		VF_ERR("cannot set up forwarding streams: %s", strerror(-ret));
+	if (app->interactive || app->cmd_input) {
+		status = vf_shell_run(app);
+		goto out;
+	}
+	/* One-shot: the script configures (and may start) before the run. */
+	if (app->cmdline_file[0] && vf_shell_run_file(app, app->cmdline_file) && app->stop_on_error) {
 		status = 1;
 		goto out;
 	}
-	prev_time = now_s();
-	if (vf_fwd_start(app->tx_first ? 1 : 0)) {
-		VF_ERR("cannot start forwarding");
-		status = 1;
-		goto out;
+	if (!vf_fwd_running()) {
+		ret = vf_app_fwd_start(app, app->tx_first ? 1 : 0);
+		if (ret) {
+			VF_ERR("cannot start forwarding: %s", strerror(-ret));
+			status = 1;
+			goto out;
+		}
 	}
 	run_loop(app);
 	vf_fwd_stop();
 	vf_app_print_stats(app, true);
 out:
 	teardown();
+	return status;
+}
+
+int vf_app_main(const struct vf_tool *tool, int argc, char **argv)
+{
+	struct vf_app *app;
+	int status;
+
+	if (argc >= 2 && !strcmp(argv[1], "__complete"))
+		return vf_complete(tool, argc - 2, argv + 2);
+	app = calloc(1, sizeof(*app));
+	if (!app)
+		return 1;
+	status = app_run(app, tool, argc, argv);
 	if (app->stats_fp)
 		fclose(app->stats_fp);
 	for (unsigned int i = 0; i < app->nb_specs; i++)

@@ -5,9 +5,16 @@
 
 #include "vf_app.h"
 
+static void (*emit_fn)(const char *s, void *arg);
+static void *emit_arg;
+
 static void cand(const char *cur, const char *s)
 {
-	if (!strncmp(s, cur, strlen(cur)))
+	if (strncmp(s, cur, strlen(cur)))
+		return;
+	if (emit_fn)
+		emit_fn(s, emit_arg);
+	else
 		printf("%s\n", s);
 }
 
@@ -118,4 +125,13 @@ int vf_complete(const struct vf_tool *tool, int nwords, char **words)
 		cand(cur, "--version");
 	}
 	return 0;
+}
+
+void vf_complete_port_spec(const char *cur, void (*emit)(const char *s, void *arg), void *arg)
+{
+	emit_fn = emit;
+	emit_arg = arg;
+	complete_port(cur);
+	emit_fn = NULL;
+	emit_arg = NULL;
 }

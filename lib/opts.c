@@ -116,6 +116,10 @@ static int o_auto_start(struct vf_app *app, const char *arg, char *err, size_t e
 { app->auto_start = true; return 0; }
 static int o_json(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { app->json = true; return 0; }
+static int o_interactive(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ app->interactive = true; return 0; }
+static int o_stop_on_error(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ app->stop_on_error = true; return 0; }
 static int o_verbose(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { app->verbose++; return 0; }
 
@@ -150,6 +154,9 @@ static int set_str(char *dst, size_t len, const char *arg, const char *what,
 
 static int o_stats_file(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { return set_str(app->stats_file, sizeof(app->stats_file), arg, "--stats-file", err, errlen); }
+
+static int o_cmdline_file(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ return set_str(app->cmdline_file, sizeof(app->cmdline_file), arg, "--cmdline-file", err, errlen); }
 
 static int o_lcores(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
@@ -206,6 +213,10 @@ const struct vf_opt vf_common_opts[] = {
 	{ "stats-period", 0, "SEC", "print stats every SEC seconds", VF_COMP_NONE, NULL, o_stats_period },
 	{ "json", 0, NULL, "stats as JSON objects, one per line, on stdout", VF_COMP_NONE, NULL, o_json },
 	{ "stats-file", 0, "PATH", "also append the stats lines to PATH", VF_COMP_FILE, NULL, o_stats_file },
+	{ "interactive", 'i', NULL, "command prompt (forwarding starts with 'start', or -a)",
+	  VF_COMP_NONE, NULL, o_interactive },
+	{ "cmdline-file", 0, "FILE", "run the shell commands in FILE first", VF_COMP_FILE, NULL, o_cmdline_file },
+	{ "stop-on-error", 0, NULL, "a failing command exits with status 1", VF_COMP_NONE, NULL, o_stop_on_error },
 	{ "lcores", 'l', "LIST", "cores to use, as DPDK's -l (default: all)", VF_COMP_NONE, NULL, o_lcores },
 	{ "main-lcore", 0, "N", "core for the main thread (default: first of -l)", VF_COMP_NONE, NULL, o_main_lcore },
 	{ "eal", 0, "ARGS", "extra DPDK EAL arguments, blank-separated", VF_COMP_NONE, NULL, o_eal },

@@ -148,8 +148,7 @@ void vf_out_arr_begin(struct vf_out *o, const char *key)
 		open_container(o, key, json_array());
 		return;
 	}
-	if (key)
-		text_add(o, "%*s%s:\n", o->indent * 2, "", key);
+	/* Text: array elements carry their own titles; no label line. */
 }
 
 void vf_out_arr_end(struct vf_out *o)

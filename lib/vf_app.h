@@ -71,7 +71,9 @@ struct vf_app {
 	FILE *stats_fp;
 	char cmdline_file[512];
 	bool stop_on_error;
+	bool cmd_input;			/* commands from a piped stdin */
 	int verbose;
+	volatile bool quit;
 };
 
 int vf_app_main(const struct vf_tool *tool, int argc, char **argv);
@@ -83,6 +85,15 @@ int vf_parse_double(const char *s, double min, double max, double *out);
 
 /* The common options (NULL-terminated), for help, completion and tests. */
 extern const struct vf_opt vf_common_opts[];
+
+/* Creates, configures and starts a port with the app's queue settings.
+ * Returns its id, or -1 with a message in err. */
+int vf_app_port_add(struct vf_app *app, const char *spec, char *err, size_t errlen);
+/* (Re)builds the streams over the current ports and starts forwarding. */
+int vf_app_fwd_start(struct vf_app *app, unsigned int tx_first_bursts);
+
+/* The SIGINT/SIGTERM received, or 0. */
+int vf_app_signalled(void);
 
 /* Prints one stats document (ports and streams) to stdout and the stats file. */
 void vf_app_print_stats(struct vf_app *app, bool final);

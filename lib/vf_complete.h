@@ -10,4 +10,7 @@ struct vf_tool;
  * "__files__" when the shell should complete file names. Returns 0. */
 int vf_complete(const struct vf_tool *tool, int nwords, char **words);
 
+/* Candidates for a port spec being typed (drivers, keys, values). */
+void vf_complete_port_spec(const char *cur, void (*emit)(const char *s, void *arg), void *arg);
+
 #endif
