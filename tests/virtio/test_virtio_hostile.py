@@ -2,7 +2,7 @@
 """virtio_user against a hostile vhost-user backend written here, which maps
 vfwd's memory from SET_MEM_TABLE and plays the device on the split rings.
 
-    test_virtio_hostile.py CASE     CASE: bad_id | idx_jump | bad_len | bad_reply
+    test_virtio_hostile.py CASE     CASE: bad_id | idx_jump | bad_len | bad_reply | xstats
 
 Every case first moves one good packet each way (vfwd in io mode forwards
 what it receives), then misbehaves:
@@ -175,7 +175,55 @@ def frame(seed):
         bytes((seed + i) & 0xff for i in range(50))
 
 
+def xstats_case():
+    """The same bad used id, with vfwd's shell asked for the counters:
+    used_bad_id, ring_broken and link_down_events count it; quit exits 0."""
+    import subprocess
+    import re
+    import vftest
+    from vio_peers import _Reader
+    sock = sock_path("vio-hostile-xstats.sock")
+    be = Backend(sock, "bad_id")
+    vf = subprocess.Popen([vftest.binary("vfwd"), "-l", "0-1", "-i", "-a",
+                           "--port", f"virtio_user,path={sock}"],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+    vftest._procs.append(vf)
+    out, err = _Reader(vf.stdout), _Reader(vf.stderr)
+    wait_for(be.running.is_set, timeout=60, what="DRIVER_OK from vfwd")
+
+    def xstat(name):
+        mark = out.count()
+        vf.stdin.write("show port xstats 0\n")
+        vf.stdin.flush()
+        vals = []
+
+        def got():
+            m = re.search(rf"{name}\s+(\d+)", out.text(mark))
+            if m:
+                vals.append(int(m.group(1)))
+            return bool(m)
+        wait_for(got, timeout=30, what=f"xstat {name}")
+        return vals[0]
+
+    check(xstat("backend_connects") == 1, "backend_connects != 1")
+    check(xstat("link_down_events") == 0, "link down before anything happened")
+    be.rx_packet(0, frame(1))
+    wait_for(lambda: be.tx_packet(0) is not None, what="packet forwarded")
+    be.used(0, 1, 999, HDR + 60, 2)
+    wait_for(lambda: xstat("link_down_events") == 1, what="link_down_events 1")
+    check(xstat("used_bad_id") == 1, "used_bad_id != 1")
+    check(xstat("ring_broken") == 1, "ring_broken != 1")
+    check(xstat("used_idx_jump") == 0, "used_idx_jump counted")
+    vf.stdin.write("quit\n")
+    vf.stdin.flush()
+    check(vf.wait(timeout=30) == 0, f"vfwd exit {vf.returncode}: {err.text()[-2000:]}")
+    print("ok: hostile backend counted in xstats")
+
+
 def main(case):
+    if case == "xstats":
+        return xstats_case()
     sock = sock_path(f"vio-hostile-{case}.sock")
     be = Backend(sock, case)
     vf = Vfwd([f"virtio_user,path={sock}"])
