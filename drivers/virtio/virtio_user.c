@@ -40,6 +40,7 @@
 #include "vf_sync.h"
 
 #include "vhost_user_fe.h"
+#include "vu_socket.h"
 #include "virtio_rxtx.h"
 
 #define VU_MAX_QP 8
@@ -307,8 +308,6 @@ static void on_listen(int fd, uint32_t events, void *arg)
 	dev_attach(d, c);
 }
 
-static int sock_connect(const char *path, bool nonblock);
-
 /* server=0: the backend went away; try again, backing off to 8 s.  The
  * connect does not block (a full backlog is just another failure). */
 static void client_retry(struct vu_dev *d)
@@ -318,7 +317,7 @@ static void client_retry(struct vu_dev *d)
 
 	if (now < d->retry_at_ms)
 		return;
-	fd = sock_connect(d->path, true);
+	fd = vu_sock_connect(d->path, true);
 	if (fd >= 0) {
 		VF_INFO("%s: reconnected to %s", d->port->name, d->path);
 		dev_attach(d, fd);
@@ -354,63 +353,6 @@ static void on_timer(void *arg)
 			return;
 		}
 	}
-}
-
-/* ---- sockets ---- */
-
-static int sock_connect(const char *path, bool nonblock)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
-
-	if (fd < 0)
-		return -errno;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
-	/* Requests are written with blocking sendmsg; replies are polled. */
-	if (nonblock)
-		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	return fd;
-}
-
-static int sock_listen(const char *path, char *err, size_t errlen)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct stat st;
-	int fd;
-
-	if (stat(path, &st) == 0) {
-		/* A live listener keeps its socket; a stale file is replaced. */
-		int c = sock_connect(path, true);
-
-		if (c >= 0) {
-			close(c);
-			snprintf(err, errlen, "%s is in use by another listener", path);
-			return -EADDRINUSE;
-		}
-		if (!S_ISSOCK(st.st_mode)) {
-			snprintf(err, errlen, "%s exists and is not a socket", path);
-			return -EEXIST;
-		}
-		unlink(path);
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		goto fail;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 1) < 0) {
-		close(fd);
-		goto fail;
-	}
-	return fd;
-fail:
-	snprintf(err, errlen, "cannot listen on %s: %s", path, strerror(errno));
-	return -errno;
 }
 
 /* ---- driver ops ---- */
@@ -502,7 +444,7 @@ static int vu_probe(struct vf_port *port, const struct vf_devargs *da)
 	vf_ctl_start();
 	if (d->server) {
 		char err[160];
-		int fd = sock_listen(d->path, err, sizeof(err));
+		int fd = vu_sock_listen(d->path, err, sizeof(err));
 
 		if (fd < 0) {
 			VF_ERR("%s: %s", port->name, err);
@@ -514,7 +456,7 @@ static int vu_probe(struct vf_port *port, const struct vf_devargs *da)
 			goto fail;
 		VF_INFO("%s: waiting for a vhost-user backend on %s", port->name, d->path);
 	} else {
-		struct probe_arg a = { d, sock_connect(d->path, false) };
+		struct probe_arg a = { d, vu_sock_connect(d->path, false) };
 
 		if (a.fd < 0) {
 			VF_ERR("%s: cannot connect to %s: %s", port->name, d->path, strerror(-a.fd));
