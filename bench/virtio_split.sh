@@ -82,18 +82,20 @@ def one(kind, in_order):
                 f"dpdk:virtio_user0,path={sock},in_order={in_order}")
         fe = subprocess.Popen([VFWD, "-l", "0-1", "--main-lcore", "1", "--fwd", "mac",
                                "--port", spec],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
     else:
         fe = subprocess.Popen([TP, "-l", "0-1", "--main-lcore", "1", *EAL,
                                "--file-prefix", "bvu" + tag,
                                "--vdev", f"virtio_user0,path={sock},in_order={in_order}",
                                "--", "--nb-cores=1", "--total-num-mbufs=16384",
                                "--forward-mode=mac", "--stats-period", "1000"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
     procs.append(fe)
     wait(lambda: "link state change" in out.text() or fe.poll() is not None, 60, "link up")
     if fe.poll() is not None:
-        raise SystemExit(f"{kind} front-end exited: {fe.stderr.read()[-2000:]}")
+        raise SystemExit(f"{kind} front-end exited ({fe.returncode}): {fe.stderr.read()[-2000:]}")
     # DPDK's virtio_user posts its rx buffers only after the device is
     # running: give either front-end time to be ready before injecting.
     time.sleep(3)

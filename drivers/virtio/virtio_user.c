@@ -189,8 +189,15 @@ static void dev_halt(struct vu_dev *d, bool tell)
 	if (tell && d->fe.fd >= 0) {
 		struct vu_fe_ring r[2 * VU_MAX_QP];
 
-		if (vu_fe_stop(&d->fe, r, rings_of(d, r)) < 0)
-			VF_WARN("%s: stop: %s", d->port->name, d->fe.err);
+		if (vu_fe_stop(&d->fe, r, rings_of(d, r)) < 0) {
+			/* Not known to be stopped: hang up so a sane backend
+			 * lets go of the rings before we take the buffers. */
+			VF_WARN("%s: stop: %s: disconnecting", d->port->name, d->fe.err);
+			vf_ctl_del_fd(d->fe.fd);
+			close(d->fe.fd);
+			d->fe.fd = -1;
+			d->negotiated = false;
+		}
 	}
 	/* The backend stopped (GET_VRING_BASE) or is gone: buffers are ours. */
 	q_all(d, q_reset, NULL);
@@ -328,7 +335,10 @@ static void client_retry(struct vu_dev *d)
 	}
 	VF_LOG_ONCE(d->retry_logged, VF_LOG_INFO, "%s: backend at %s not back yet, retrying",
 		    d->port->name, d->path);
-	d->retry_ms = d->retry_ms * 2 > VU_RETRY_MAX_MS ? VU_RETRY_MAX_MS : d->retry_ms * 2;
+	if (d->retry_ms < VU_RETRY_MIN_MS)
+		d->retry_ms = VU_RETRY_MIN_MS;
+	else
+		d->retry_ms = d->retry_ms * 2 > VU_RETRY_MAX_MS ? VU_RETRY_MAX_MS : d->retry_ms * 2;
 	d->retry_at_ms = now + d->retry_ms;
 }
 
