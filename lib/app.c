@@ -22,6 +22,7 @@
 #include "vf_shell.h"
 #include "vf_stats.h"
 #include "vf_sync.h"
+#include "vf_telemetry.h"
 
 #define EXIT_USAGE 2
 
@@ -426,8 +427,9 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 		return ret - 1;
 	if (tool->finish && tool->finish(app, err, sizeof(err)))
 		return usage_error(tool, err);
-	for (unsigned int i = app->nb_specs; i < tool->default_null_ports; i++)
-		vf_app_add_spec(app, "null", err, sizeof(err));
+	if (app->nb_specs == 0)
+		for (unsigned int i = 0; i < tool->default_null_ports; i++)
+			vf_app_add_spec(app, "null", err, sizeof(err));
 	if (app->nb_specs == 0)
 		return usage_error(tool, "no port: give at least one --port SPEC");
 	if (check_specs(app, err, sizeof(err)))
@@ -475,6 +477,7 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
 
+	vf_telemetry_register();
 	if (vf_sync_init() || vf_ctl_start()) {
 		VF_ERR("cannot start the control thread");
 		status = 1;

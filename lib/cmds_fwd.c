@@ -3,7 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_eal.h>
+#include <rte_lcore.h>
+
 #include "vf_app.h"
+#include "vf_runtime.h"
 #include "vf_shell_priv.h"
 #include "vf_stats.h"
 
@@ -146,6 +150,19 @@ static int cmd_show_config_rxtx(struct vf_cmd_ctx *c, int argc, char **argv)
 	return 0;
 }
 
+static int cmd_show_config_runtime(struct vf_cmd_ctx *c, int argc, char **argv)
+{
+	vf_out_obj_begin(c->out, NULL);
+	vf_out_str(c->out, "file_prefix", vf_runtime_prefix());
+	vf_out_str(c->out, "memory", vf_runtime_hugepages() ? "hugepages" : "memfd");
+	vf_out_strf(c->out, "telemetry_socket", "%s/dpdk_telemetry.v2", rte_eal_get_runtime_dir());
+	vf_out_u64(c->out, "lcores", rte_lcore_count());
+	vf_out_u64(c->out, "main_lcore", rte_get_main_lcore());
+	vf_out_u64(c->out, "forwarding_lcores", vf_fwd_lcores_available());
+	vf_out_obj_end(c->out);
+	return 0;
+}
+
 static int cmd_set_fwd(struct vf_cmd_ctx *c, int argc, char **argv)
 {
 	if (need_stopped())
@@ -229,6 +246,7 @@ static const struct vf_cmd fwd_cmds[] = {
 	{ "clear fwd stats", "all", "zero the forward statistics", cmd_clear_fwd_stats },
 	{ "show config fwd", "[json]", "mode, burst and the streams on each lcore", cmd_show_config_fwd },
 	{ "show config rxtx", "[json]", "queues, descriptors, burst and generator settings", cmd_show_config_rxtx },
+	{ "show config runtime", "[json]", "EAL file prefix, memory kind, telemetry socket, lcores", cmd_show_config_runtime },
 	{ "set fwd", "MODE", "forwarding mode (while stopped)", cmd_set_fwd },
 	{ "set burst", "N", "packets per burst, 1..512 (while stopped)", cmd_set_burst },
 	{ "set txpkts", "N", "generated frame length, 42..9000 (while stopped)", cmd_set_txpkts },

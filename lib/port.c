@@ -1,6 +1,7 @@
 #include "vf_port.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,11 @@
 static const struct vf_driver *drivers[MAX_DRIVERS];
 static unsigned int nb_drivers;
 static struct vf_port *ports[VF_MAX_PORTS];
+/* Guards ports[] against readers on other threads (telemetry). */
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void vf_port_registry_lock(void) { pthread_mutex_lock(&registry_lock); }
+void vf_port_registry_unlock(void) { pthread_mutex_unlock(&registry_lock); }
 
 void vf_driver_register(const struct vf_driver *drv)
 {
@@ -120,7 +126,9 @@ struct vf_port *vf_port_create(const char *spec, char *err, size_t errlen)
 		rte_free(port);
 		return NULL;
 	}
+	vf_port_registry_lock();
 	ports[id] = port;
+	vf_port_registry_unlock();
 	return port;
 }
 
@@ -174,9 +182,11 @@ void vf_port_close(struct vf_port *port)
 	if (!port)
 		return;
 	vf_port_stop(port);
-	port->drv->close(port);
+	vf_port_registry_lock();
 	if (port->id < VF_MAX_PORTS && ports[port->id] == port)
 		ports[port->id] = NULL;
+	vf_port_registry_unlock();
+	port->drv->close(port);
 	rte_free(port);
 }
 

@@ -114,6 +114,10 @@ int vf_port_start(struct vf_port *port);
 void vf_port_stop(struct vf_port *port);
 void vf_port_close(struct vf_port *port);	/* also frees the id */
 
+/* Held around lookups from threads other than the main one (telemetry). */
+void vf_port_registry_lock(void);
+void vf_port_registry_unlock(void);
+
 uint16_t vf_port_count(void);		/* highest id + 1 */
 struct vf_port *vf_port_get(uint16_t id);	/* NULL if none */
 

@@ -6,6 +6,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "vf_mbuf.h"
 #include "vf_out.h"
 #include "vf_port.h"
 
@@ -13,6 +14,7 @@ struct null_queue {
 	struct rte_mempool *pool;
 	uint8_t *dummy;		/* copy=1: source/sink of the copied bytes */
 	uint32_t size;
+	uint16_t port;
 	uint64_t packets, bytes, nombuf;
 } __rte_cache_aligned;
 
@@ -34,13 +36,9 @@ static uint16_t null_rx(void *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct null_queue *nq = q;
 
-	if (unlikely(rte_pktmbuf_alloc_bulk(nq->pool, pkts, n))) {
+	if (unlikely(vf_mbuf_alloc_bulk_len(nq->pool, pkts, n, nq->port, nq->size))) {
 		nq->nombuf += n;
 		return 0;
-	}
-	for (uint16_t i = 0; i < n; i++) {
-		pkts[i]->data_len = (uint16_t)nq->size;
-		pkts[i]->pkt_len = nq->size;
 	}
 	nq->packets += n;
 	nq->bytes += (uint64_t)n * nq->size;
@@ -51,15 +49,12 @@ static uint16_t null_rx_copy(void *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct null_queue *nq = q;
 
-	if (unlikely(rte_pktmbuf_alloc_bulk(nq->pool, pkts, n))) {
+	if (unlikely(vf_mbuf_alloc_bulk_len(nq->pool, pkts, n, nq->port, nq->size))) {
 		nq->nombuf += n;
 		return 0;
 	}
-	for (uint16_t i = 0; i < n; i++) {
+	for (uint16_t i = 0; i < n; i++)
 		rte_memcpy(rte_pktmbuf_mtod(pkts[i], void *), nq->dummy, nq->size);
-		pkts[i]->data_len = (uint16_t)nq->size;
-		pkts[i]->pkt_len = nq->size;
-	}
 	nq->packets += n;
 	nq->bytes += (uint64_t)n * nq->size;
 	return n;
@@ -72,7 +67,7 @@ static uint16_t null_tx(void *q, struct rte_mbuf **pkts, uint16_t n)
 
 	for (uint16_t i = 0; i < n; i++)
 		bytes += pkts[i]->pkt_len;
-	rte_pktmbuf_free_bulk(pkts, n);
+	vf_mbuf_free_bulk(pkts, n);
 	nq->packets += n;
 	nq->bytes += bytes;
 	return n;
@@ -89,7 +84,7 @@ static uint16_t null_tx_copy(void *q, struct rte_mbuf **pkts, uint16_t n)
 			   len < nq->size ? len : nq->size);
 		bytes += pkts[i]->pkt_len;
 	}
-	rte_pktmbuf_free_bulk(pkts, n);
+	vf_mbuf_free_bulk(pkts, n);
 	nq->packets += n;
 	nq->bytes += bytes;
 	return n;
@@ -125,6 +120,7 @@ static int null_configure(struct vf_port *port, const struct vf_port_conf *conf)
 		return -EINVAL;
 	for (uint16_t q = 0; q < VF_MAX_QUEUES; q++) {
 		p->rxq[q].pool = conf->pool;
+		p->rxq[q].port = port->id;
 		p->rxq[q].size = p->txq[q].size = p->size;
 		p->rxq[q].dummy = p->txq[q].dummy = p->dummy;
 	}

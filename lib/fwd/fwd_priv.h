@@ -3,6 +3,7 @@
 #define VF_FWD_PRIV_H
 
 #include "vf_fwd.h"
+#include "vf_mbuf.h"
 
 static inline uint16_t fwd_rx(struct vf_stream *fs, struct rte_mbuf **pkts)
 {
@@ -23,7 +24,7 @@ static inline void fwd_tx(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t
 	fs->tx_packets += sent;
 	if (unlikely(sent < n)) {
 		fs->fwd_dropped += (uint64_t)(n - sent);
-		rte_pktmbuf_free_bulk(pkts + sent, n - sent);
+		vf_mbuf_free_bulk(pkts + sent, n - sent);
 	}
 }
 

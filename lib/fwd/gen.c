@@ -44,10 +44,13 @@ uint16_t vf_fwd_gen_budget(struct vf_stream *fs)
 
 	if (fs->tb_rate) {
 		/* Token bucket in units of packets x tsc_hz, so the arithmetic
-		 * is exact in integers; it holds at most one burst. */
+		 * is exact in integers.  Its depth is 50 ms of traffic (at
+		 * least a burst): a core that was preempted catches up, burst
+		 * by burst, instead of losing the time. */
 		uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
 		uint64_t dt = fs->tb_last_tsc ? now - fs->tb_last_tsc : 0;
-		uint64_t cap = (uint64_t)fs->burst * hz;
+		uint64_t depth = fs->tb_rate / 20 > fs->burst ? fs->tb_rate / 20 : fs->burst;
+		uint64_t cap = depth * hz;
 
 		if (dt > hz)
 			dt = hz;
@@ -74,7 +77,7 @@ uint16_t vf_fwd_gen_fill(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t 
 
 	if (!t || n == 0)
 		return 0;
-	if (rte_pktmbuf_alloc_bulk(fs->cfg->pool, pkts, n)) {
+	if (vf_mbuf_alloc_bulk_len(fs->cfg->pool, pkts, n, fs->tx_port->id, t->len)) {
 		fs->fwd_dropped += n;
 		return 0;
 	}
@@ -83,8 +86,6 @@ uint16_t vf_fwd_gen_fill(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t 
 		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
 
 		rte_memcpy(d, t->frame, t->len);
-		m->data_len = t->len;
-		m->pkt_len = t->len;
 		if (flows) {
 			uint32_t flow = (uint32_t)(fs->seq++ % nflows);
 			uint8_t *ip = d + 14;

@@ -20,7 +20,7 @@ static void icmpecho_fwd(struct vf_stream *fs)
 	}
 	if (nd) {
 		fs->fwd_dropped += nd;
-		rte_pktmbuf_free_bulk(drop, nd);
+		vf_mbuf_free_bulk(drop, nd);
 	}
 	fwd_tx(fs, pkts, keep);
 }

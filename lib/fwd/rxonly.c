@@ -6,7 +6,7 @@ static void rxonly_fwd(struct vf_stream *fs)
 	uint16_t n = fwd_rx(fs, pkts);
 
 	if (n)
-		rte_pktmbuf_free_bulk(pkts, n);
+		vf_mbuf_free_bulk(pkts, n);
 }
 
 const struct vf_fwd_mode vf_fwd_rxonly = {

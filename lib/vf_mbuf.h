@@ -1,0 +1,71 @@
+/* Fast mbuf helpers for drivers' hot paths. */
+#ifndef VF_MBUF_H
+#define VF_MBUF_H
+
+#include <stddef.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+/* Frees n mbufs.  When all are single-segment, unshared (refcnt 1), direct,
+ * with no next, and from one pool (the common case on a forwarding path),
+ * they go back with one mempool put, which skips the per-mbuf pre-free of
+ * rte_pktmbuf_free_bulk(); otherwise that function does the general work. */
+static inline void vf_mbuf_free_bulk(struct rte_mbuf **pkts, unsigned int n)
+{
+	struct rte_mempool *mp;
+	unsigned int i;
+
+	if (unlikely(n == 0))
+		return;
+	mp = pkts[0]->pool;
+	for (i = 0; i < n; i++) {
+		const struct rte_mbuf *m = pkts[i];
+
+		if (unlikely(m->pool != mp || m->nb_segs != 1 || m->next != NULL ||
+			     rte_mbuf_refcnt_read(m) != 1 || RTE_MBUF_HAS_EXTBUF(m) ||
+			     RTE_MBUF_CLONED(m)))
+			break;
+	}
+	if (likely(i == n))
+		rte_mempool_put_bulk(mp, (void **)pkts, n);
+	else
+		rte_pktmbuf_free_bulk(pkts, n);
+}
+
+/* Allocates n mbufs and sets them up as single-segment packets of len
+ * bytes: one 8-byte store for data_off/refcnt/nb_segs/port (the layout DPDK's
+ * vector PMDs rely on) and plain stores for the rest, instead of the field
+ * by field rte_pktmbuf_reset().  Mbufs in a pool already have next == NULL
+ * and nb_segs == 1 (DPDK's pre-free guarantees it).  Returns 0 or -ENOENT. */
+static inline int vf_mbuf_alloc_bulk_len(struct rte_mempool *mp, struct rte_mbuf **pkts,
+					 unsigned int n, uint16_t port, uint32_t len)
+{
+	struct rte_mbuf tmpl;
+	uint64_t rearm;
+
+	if (unlikely(rte_mempool_get_bulk(mp, (void **)pkts, n) < 0))
+		return -ENOENT;
+	tmpl.data_off = RTE_PKTMBUF_HEADROOM < rte_pktmbuf_data_room_size(mp)
+			? RTE_PKTMBUF_HEADROOM : rte_pktmbuf_data_room_size(mp);
+	rte_mbuf_refcnt_set(&tmpl, 1);
+	tmpl.nb_segs = 1;
+	tmpl.port = port;
+	rearm = *(const uint64_t *)RTE_PTR_ADD(&tmpl, offsetof(struct rte_mbuf, rearm_data));
+	for (unsigned int i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		*(uint64_t *)RTE_PTR_ADD(m, offsetof(struct rte_mbuf, rearm_data)) = rearm;
+		m->ol_flags = 0;
+		m->packet_type = 0;
+		m->pkt_len = len;
+		m->data_len = (uint16_t)len;
+		m->vlan_tci = 0;
+		m->vlan_tci_outer = 0;
+		m->tx_offload = 0;
+		m->hash.rss = 0;
+	}
+	return 0;
+}
+
+#endif
