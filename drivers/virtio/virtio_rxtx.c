@@ -8,6 +8,8 @@
 #include <rte_ether.h>
 #include <rte_malloc.h>
 
+#include "vf_mbuf.h"
+
 #define VIO_FREE_CHUNK 64
 
 static inline void vio_kick(struct vio_queue *q)
@@ -45,7 +47,7 @@ static void vio_tx_reclaim(struct vio_queue *q)
 			uint16_t k = n < VIO_FREE_CHUNK ? n : VIO_FREE_CHUNK;
 
 			vqs_inorder_take(vq, k, (void **)done);
-			rte_pktmbuf_free_bulk(done, k);
+			vf_mbuf_free_bulk(done, k);
 			n -= k;
 		}
 		return;
@@ -64,7 +66,7 @@ static void vio_tx_reclaim(struct vio_queue *q)
 		}
 out:
 		if (k)
-			rte_pktmbuf_free_bulk(done, k);
+			vf_mbuf_free_bulk(done, k);
 		if (vq->broken)
 			return;
 	}
@@ -205,6 +207,71 @@ static inline void vio_rx_drop_partial(struct vio_queue *q)
 	}
 }
 
+/* One used buffer of a packet (first or continuation). */
+static inline void vio_rx_one(struct vio_queue *q, struct rte_mbuf *m, uint32_t len, int r,
+			      struct rte_mbuf **pkts, uint16_t *nrx, uint64_t *bytes)
+{
+	if (__builtin_expect(r != 0, 0)) {
+		/* More than we posted: the data cannot be trusted. */
+		rte_pktmbuf_free(m);
+		vio_rx_drop_partial(q);
+		q->st.bad_len++;
+		q->st.errors++;
+		return;
+	}
+	if (q->mrg_left == 0) {
+		/* First buffer of a packet: header, then frame. */
+		uint16_t nb = 1;
+
+		if (__builtin_expect(len < VIO_HDR_LEN, 0)) {
+			rte_pktmbuf_free(m);
+			q->st.bad_len++;
+			q->st.errors++;
+			return;
+		}
+		if (q->mrg) {
+			/* Read once; DPDK leaves it unwritten without
+			 * MRG_RXBUF, so only read it with. */
+			const struct virtio_net_hdr_mrg_rxbuf *h = (const void *)
+				((char *)m->buf_addr + RTE_PKTMBUF_HEADROOM - VIO_HDR_LEN);
+
+			nb = *(const volatile uint16_t *)&h->num_buffers;
+			if (__builtin_expect(nb == 0 || nb > q->vq.size, 0)) {
+				rte_pktmbuf_free(m);
+				q->st.bad_hdr++;
+				q->st.errors++;
+				return;
+			}
+		}
+		m->data_off = RTE_PKTMBUF_HEADROOM;
+		m->data_len = (uint16_t)(len - VIO_HDR_LEN);
+		m->pkt_len = len - VIO_HDR_LEN;
+		m->port = q->port_id;
+		if (nb == 1) {
+			pkts[(*nrx)++] = m;
+			*bytes += m->pkt_len;
+			return;
+		}
+		q->mrg_first = q->mrg_last = m;
+		q->mrg_left = nb - 1;
+		return;
+	}
+	/* Continuation buffer of a mergeable packet: no header. */
+	m->data_off = RTE_PKTMBUF_HEADROOM - VIO_HDR_LEN;
+	m->data_len = (uint16_t)len;
+	q->mrg_last->next = m;
+	q->mrg_last = m;
+	q->mrg_first->nb_segs++;
+	q->mrg_first->pkt_len += len;
+	if (--q->mrg_left == 0) {
+		pkts[(*nrx)++] = q->mrg_first;
+		*bytes += q->mrg_first->pkt_len;
+		q->mrg_first = q->mrg_last = NULL;
+	}
+}
+
+#define VIO_RX_CHUNK 64
+
 uint16_t vio_rx_burst(void *qp, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct vio_queue *q = qp;
@@ -216,70 +283,32 @@ uint16_t vio_rx_burst(void *qp, struct rte_mbuf **pkts, uint16_t n)
 		return 0;
 	avail = vqs_used_count(vq);
 	while (avail > 0 && nrx < n) {
-		struct rte_mbuf *m;
-		void *c;
-		uint32_t len;
-		int r = vqs_get(vq, &c, &len);
+		void *ck[VIO_RX_CHUNK];
+		uint32_t len[VIO_RX_CHUNK];
+		int8_t rc[VIO_RX_CHUNK];
+		/* Each used buffer yields at most one packet. */
+		uint16_t want = avail < n - nrx ? avail : n - nrx, got, i;
 
-		if (__builtin_expect(r == -EPROTO, 0))
-			break;			/* ring broken */
-		avail--;
-		m = c;
-		if (__builtin_expect(r != 0, 0)) {
-			/* More than we posted: the data cannot be trusted. */
-			rte_pktmbuf_free(m);
-			vio_rx_drop_partial(q);
-			q->st.bad_len++;
-			q->st.errors++;
-			continue;
-		}
-		if (q->mrg_left == 0) {
-			/* First buffer of a packet: header, then frame. */
-			const struct virtio_net_hdr_mrg_rxbuf *h;
-			uint16_t nb = 1;
+		if (want > VIO_RX_CHUNK)
+			want = VIO_RX_CHUNK;
 
-			if (__builtin_expect(len < VIO_HDR_LEN, 0)) {
-				rte_pktmbuf_free(m);
-				q->st.bad_len++;
-				q->st.errors++;
-				continue;
-			}
-			if (q->mrg) {
-				/* Read once; DPDK leaves it unwritten without
-				 * MRG_RXBUF, so only read it with. */
-				h = (const void *)((char *)m->buf_addr + RTE_PKTMBUF_HEADROOM - VIO_HDR_LEN);
-				nb = *(const volatile uint16_t *)&h->num_buffers;
-				if (__builtin_expect(nb == 0 || nb > vq->size, 0)) {
-					rte_pktmbuf_free(m);
-					q->st.bad_hdr++;
-					q->st.errors++;
-					continue;
-				}
-			}
-			m->data_off = RTE_PKTMBUF_HEADROOM;
-			m->data_len = (uint16_t)(len - VIO_HDR_LEN);
-			m->pkt_len = len - VIO_HDR_LEN;
-			m->port = q->port_id;
-			if (nb == 1) {
-				pkts[nrx++] = m;
-				bytes += m->pkt_len;
-				continue;
-			}
-			q->mrg_first = q->mrg_last = m;
-			q->mrg_left = nb - 1;
-			continue;
+		/* Pass 1: take the used entries and start loading the mbufs,
+		 * so pass 2 does not wait on them one by one. */
+		for (got = 0; got < want; got++) {
+			int r = vqs_get(vq, &ck[got], &len[got]);
+
+			if (__builtin_expect(r == -EPROTO, 0))
+				break;			/* ring broken */
+			rc[got] = (int8_t)(r != 0);
+			rte_prefetch0(ck[got]);
 		}
-		/* Continuation buffer of a mergeable packet: no header. */
-		m->data_off = RTE_PKTMBUF_HEADROOM - VIO_HDR_LEN;
-		m->data_len = (uint16_t)len;
-		q->mrg_last->next = m;
-		q->mrg_last = m;
-		q->mrg_first->nb_segs++;
-		q->mrg_first->pkt_len += len;
-		if (--q->mrg_left == 0) {
-			pkts[nrx++] = q->mrg_first;
-			bytes += q->mrg_first->pkt_len;
-			q->mrg_first = q->mrg_last = NULL;
+		avail = got < want ? 0 : avail - got;
+		/* Pass 2: headers and mbuf fields. */
+		for (i = 0; i < got; i++) {
+			if (i + 1 < got)
+				rte_prefetch0((char *)((struct rte_mbuf *)ck[i + 1])->buf_addr +
+					      RTE_PKTMBUF_HEADROOM - VIO_HDR_LEN);
+			vio_rx_one(q, ck[i], len[i], rc[i], pkts, &nrx, &bytes);
 		}
 	}
 	if (vq->nfree >= VIO_RX_REFILL_MIN && !vq->broken) {

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
 import vftest  # noqa: E402
@@ -142,7 +143,13 @@ class Vfwd:
             check(self.p.poll() is None, "vfwd exited:\n" + self.err.text()[-3000:])
             p = self.port()
             return p is not None and cond(p)
-        wait_for(ok, timeout=timeout, what=what)
+        end = time.time() + timeout
+        while time.time() < end:
+            if ok():
+                return
+            time.sleep(0.1)
+        fail(f"timed out waiting for {what}; last port stats {self.port()}; "
+             f"stderr:\n{self.err.text()[-3000:]}")
 
     def stop(self):
         """SIGTERM; returns the final stats (exit status must be 0)."""
