@@ -30,7 +30,7 @@ static inline void vio_kick(struct vio_queue *q)
 /* ---- tx ---- */
 
 /* Frees the mbufs of completed transmit chains, in bulk. */
-static void vio_tx_reclaim(struct vio_queue *q)
+void vio_tx_reclaim(struct vio_queue *q)
 {
 	struct vq_split *vq = &q->vq;
 	uint16_t n = vqs_used_count(vq);
@@ -89,7 +89,10 @@ uint16_t vio_tx_burst(void *qp, struct rte_mbuf **pkts, uint16_t n)
 
 	if (__builtin_expect(!vio_ready(q), 0))
 		return 0;
-	vio_tx_reclaim(q);
+	/* Reclaim only when the ring runs low: fewer reads of the used ring
+	 * the backend keeps writing, and bigger bulk frees. */
+	if (vq->nfree < q->tx_reclaim_below)
+		vio_tx_reclaim(q);
 	if (__builtin_expect(vq->broken, 0))
 		return 0;
 	for (i = 0; i < n; i++) {
@@ -98,13 +101,18 @@ uint16_t vio_tx_burst(void *qp, struct rte_mbuf **pkts, uint16_t n)
 		uint16_t need = m->nb_segs + !push;
 
 		if (__builtin_expect(need > vq->nfree || need > VIO_TX_MAX_SEGS, 0)) {
-			if (need <= VIO_TX_MAX_SEGS && need <= vq->size)
+			if (need <= VIO_TX_MAX_SEGS && need <= vq->size) {
+				vio_tx_reclaim(q);
+				if (need <= vq->nfree && !vq->broken)
+					goto post;
 				break;		/* ring full: the caller keeps the rest */
+			}
 			/* Can never fit: take it and drop it. */
 			rte_pktmbuf_free(m);
 			dropped++;
 			continue;
 		}
+post:
 		if (push && m->nb_segs == 1) {
 			struct virtio_net_hdr_mrg_rxbuf *h =
 				rte_pktmbuf_mtod_offset(m, void *, -(int)VIO_HDR_LEN);
@@ -353,6 +361,7 @@ int vio_queue_alloc(struct vio_queue *q, uint16_t size, bool rx, int socket)
 		return -ENOMEM;
 	}
 	vqs_init(&q->vq, q->mem, size, true, q->slots);
+	q->tx_reclaim_below = size / 4 < VIO_TX_RECLAIM_BELOW ? size / 4 : VIO_TX_RECLAIM_BELOW;
 	return 0;
 }
 

@@ -20,6 +20,9 @@
 #define VIO_HDR_LEN ((uint16_t)sizeof(struct virtio_net_hdr_mrg_rxbuf))
 /* Longest mbuf chain we transmit (descriptors per packet). */
 #define VIO_TX_MAX_SEGS 64
+/* Tx reclaims completed chains once fewer descriptors than this are free
+ * (at most a quarter of the ring), or when a packet does not fit. */
+#define VIO_TX_RECLAIM_BELOW 64
 /* Rx refill waits until this many descriptors are free (batching). */
 #define VIO_RX_REFILL_MIN 32
 
@@ -37,6 +40,7 @@ struct vio_queue {
 	uint32_t ready;		/* 1: the backend runs this ring (atomic) */
 	bool rx;
 	bool mrg;		/* rx: MRG_RXBUF negotiated (num_buffers valid) */
+	uint16_t tx_reclaim_below;
 	uint16_t port_id;
 	uint16_t vring;		/* vhost-user vring index */
 	int kickfd, callfd;
@@ -71,6 +75,9 @@ static inline void vio_hdr_tx(struct virtio_net_hdr_mrg_rxbuf *h)
 
 uint16_t vio_rx_burst(void *q, struct rte_mbuf **pkts, uint16_t n);
 uint16_t vio_tx_burst(void *q, struct rte_mbuf **pkts, uint16_t n);
+/* Frees the mbufs of every completed tx chain now (the burst does it when
+ * the ring runs low).  Checks the used ring like a burst does. */
+void vio_tx_reclaim(struct vio_queue *q);
 
 /* Allocates the ring block (fd-backed DPDK heap) and slots for a queue of
  * `size` entries.  Returns 0 or -ENOMEM. */
