@@ -3,6 +3,7 @@
 #define VF_MBUF_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
@@ -41,21 +42,18 @@ static inline void vf_mbuf_free_bulk(struct rte_mbuf **pkts, unsigned int n)
 static inline int vf_mbuf_alloc_bulk_len(struct rte_mempool *mp, struct rte_mbuf **pkts,
 					 unsigned int n, uint16_t port, uint32_t len)
 {
-	struct rte_mbuf tmpl;
-	uint64_t rearm;
+	uint16_t room = rte_pktmbuf_data_room_size(mp);
+	uint64_t data_off = RTE_PKTMBUF_HEADROOM < room ? RTE_PKTMBUF_HEADROOM : room;
+	/* data_off, refcnt = 1, nb_segs = 1, port: built arithmetically and
+	 * stored with memcpy (no type punning for the optimiser to break). */
+	uint64_t rearm = data_off | (uint64_t)1 << 16 | (uint64_t)1 << 32 | (uint64_t)port << 48;
 
 	if (unlikely(rte_mempool_get_bulk(mp, (void **)pkts, n) < 0))
 		return -ENOENT;
-	tmpl.data_off = RTE_PKTMBUF_HEADROOM < rte_pktmbuf_data_room_size(mp)
-			? RTE_PKTMBUF_HEADROOM : rte_pktmbuf_data_room_size(mp);
-	rte_mbuf_refcnt_set(&tmpl, 1);
-	tmpl.nb_segs = 1;
-	tmpl.port = port;
-	rearm = *(const uint64_t *)RTE_PTR_ADD(&tmpl, offsetof(struct rte_mbuf, rearm_data));
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 
-		*(uint64_t *)RTE_PTR_ADD(m, offsetof(struct rte_mbuf, rearm_data)) = rearm;
+		memcpy(RTE_PTR_ADD(m, offsetof(struct rte_mbuf, rearm_data)), &rearm, sizeof(rearm));
 		m->ol_flags = 0;
 		m->packet_type = 0;
 		m->pkt_len = len;
@@ -67,5 +65,11 @@ static inline int vf_mbuf_alloc_bulk_len(struct rte_mempool *mp, struct rte_mbuf
 	}
 	return 0;
 }
+
+_Static_assert(offsetof(struct rte_mbuf, data_off) == offsetof(struct rte_mbuf, rearm_data) &&
+	       offsetof(struct rte_mbuf, refcnt) == offsetof(struct rte_mbuf, rearm_data) + 2 &&
+	       offsetof(struct rte_mbuf, nb_segs) == offsetof(struct rte_mbuf, rearm_data) + 4 &&
+	       offsetof(struct rte_mbuf, port) == offsetof(struct rte_mbuf, rearm_data) + 6,
+	       "rearm_data layout: data_off, refcnt, nb_segs, port");
 
 #endif

@@ -1,0 +1,350 @@
+/* memif interface lifecycle on the control thread: configuration, the
+ * client's shared memory, mapping the peer's memory on the server, and the
+ * connect / teardown transitions that the data path depends on. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "memif.h"
+#include "vf_log.h"
+#include "vf_mem.h"
+#include "vf_sync.h"
+
+const char *memif_state_name(enum memif_state st)
+{
+	switch (st) {
+	case MEMIF_ST_STOPPED: return "stopped";
+	case MEMIF_ST_LISTENING: return "listening";
+	case MEMIF_ST_CONNECTING: return "connecting";
+	case MEMIF_ST_HANDSHAKE: return "handshake";
+	case MEMIF_ST_CONNECTED: return "connected";
+	}
+	return "?";
+}
+
+struct memif_if *memif_if_new(const struct memif_cfg *cfg)
+{
+	struct memif_if *mif = calloc(1, sizeof(*mif));
+	size_t qbytes = sizeof(struct memif_queue) * MEMIF_MAX_QUEUES;
+
+	if (mif == NULL)
+		return NULL;
+	mif->rxq = aligned_alloc(RTE_CACHE_LINE_SIZE, qbytes);
+	mif->txq = aligned_alloc(RTE_CACHE_LINE_SIZE, qbytes);
+	if (mif->rxq == NULL || mif->txq == NULL) {
+		free(mif->rxq);
+		free(mif->txq);
+		free(mif);
+		return NULL;
+	}
+	memset(mif->rxq, 0, qbytes);
+	memset(mif->txq, 0, qbytes);
+	mif->cfg = *cfg;
+	for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
+		mif->rxq[i].mif = mif;
+		mif->rxq[i].qid = i;
+		mif->rxq[i].intr_fd = -1;
+		mif->txq[i].mif = mif;
+		mif->txq[i].qid = i;
+		mif->txq[i].intr_fd = -1;
+		mif->c2s[i].fd = -1;
+		mif->s2c[i].fd = -1;
+	}
+	for (unsigned int i = 0; i <= MEMIF_MAX_REGION; i++)
+		mif->regions[i].fd = -1;
+	mif->state = MEMIF_ST_STOPPED;
+	mif->nb_rxq = mif->nb_txq = 1;
+	return mif;
+}
+
+void memif_if_free(struct memif_if *mif)
+{
+	if (mif == NULL)
+		return;
+	memif_if_teardown(mif, NULL);
+	free(mif->rxq);
+	free(mif->txq);
+	free(mif);
+}
+
+int memif_if_configure(struct memif_if *mif, uint16_t nb_rxq, uint16_t nb_txq,
+		       struct rte_mempool *pool)
+{
+	if (nb_rxq == 0 || nb_txq == 0 || nb_rxq > MEMIF_MAX_QUEUES ||
+	    nb_txq > MEMIF_MAX_QUEUES)
+		return -EINVAL;
+	mif->nb_rxq = nb_rxq;
+	mif->nb_txq = nb_txq;
+	mif->pool = pool;
+	return 0;
+}
+
+/* Client, copy mode: region 0 = C2S rings, S2C rings, then one bsize
+ * buffer per slot in ring order (the layout DPDK's client uses). */
+/* Zero-copy: DPDK's memory as regions 1..k (the fds stay DPDK's). */
+static int add_dpdk_regions(struct memif_if *mif)
+{
+	struct vf_mem_region regs[VF_MEM_MAX_REGIONS];
+	int n = vf_mem_regions(regs, VF_MEM_MAX_REGIONS);
+
+	if (n <= 0 || n > MEMIF_MAX_ZREGIONS)
+		return -ENOTSUP;
+	for (int i = 0; i < n; i++) {
+		struct memif_region *r = &mif->regions[mif->nregions++];
+
+		r->addr = (uint8_t *)regs[i].addr - regs[i].offset;
+		r->map_off = regs[i].offset;
+		r->size = regs[i].offset + regs[i].len;
+		r->fd = regs[i].fd;
+		r->owned = false;
+		r->borrowed = true;
+	}
+	return 0;
+}
+
+int memif_if_build_regions(struct memif_if *mif)
+{
+	uint16_t nrings = mif->run_c2s + mif->run_s2c;
+	size_t ring_bytes = memif_ring_bytes(mif->run_log2);
+	uint32_t nslots = 1u << mif->run_log2;
+	uint64_t bufs_off = RTE_ALIGN_CEIL((uint64_t)nrings * ring_bytes, 128);
+	/* zero-copy: region 0 holds only the rings */
+	uint64_t size = bufs_off + (mif->zc ? 0 : (uint64_t)nrings * nslots * mif->cfg.bsize);
+	struct memif_region *r = &mif->regions[0];
+	int fd;
+	void *addr;
+
+	if (size > UINT32_MAX) {
+		/* Descriptor offsets are 32 bits. */
+		VF_ERR("memif %s: %u rings of %u x %u bytes exceed 4 GiB",
+		       mif->cfg.if_name, nrings, nslots, mif->cfg.bsize);
+		return -E2BIG;
+	}
+	addr = vf_mem_shared_alloc(size, "memif", &fd);
+	if (addr == NULL) {
+		VF_ERR("memif %s: cannot allocate %" PRIu64 " bytes of shared memory: %s",
+		       mif->cfg.if_name, size, strerror(errno));
+		return -ENOMEM;
+	}
+	r->addr = addr;
+	r->size = size;
+	r->fd = fd;
+	r->owned = true;
+	r->borrowed = false;
+	mif->nregions = 1;
+	if (mif->zc && add_dpdk_regions(mif) < 0) {
+		memif_if_teardown(mif, NULL);
+		VF_ERR("memif %s: zero-copy: DPDK memory cannot be shared", mif->cfg.if_name);
+		return -ENOTSUP;
+	}
+
+	for (uint16_t i = 0; i < nrings; i++) {
+		bool c2s = i < mif->run_c2s;
+		struct memif_ringinfo *ri = c2s ? &mif->c2s[i] : &mif->s2c[i - mif->run_c2s];
+		struct memif_ring *ring = (struct memif_ring *)((uint8_t *)addr + i * ring_bytes);
+
+		ri->region = 0;
+		ri->offset = i * ring_bytes;
+		ri->log2 = mif->run_log2;
+		ri->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (ri->fd < 0) {
+			int err = errno;
+
+			memif_if_teardown(mif, NULL);
+			VF_ERR("memif %s: eventfd: %s", mif->cfg.if_name, strerror(err));
+			return -err;
+		}
+		ring->cookie = MEMIF_COOKIE;
+		ring->flags = 0;
+		ring->head = 0;
+		ring->tail = 0;
+		for (uint32_t s = 0; s < nslots && !mif->zc; s++) {
+			ring->desc[s].region = 0;
+			ring->desc[s].offset = bufs_off + ((uint64_t)i * nslots + s) * mif->cfg.bsize;
+			ring->desc[s].length = mif->cfg.bsize;
+			ring->desc[s].flags = 0;
+		}
+	}
+	mif->n_c2s = mif->run_c2s;
+	mif->n_s2c = mif->run_s2c;
+	return 0;
+}
+
+int memif_if_map_peer(struct memif_if *mif, char *reason, size_t len)
+{
+	for (uint16_t i = 0; i < mif->nregions; i++) {
+		struct memif_region *r = &mif->regions[i];
+		void *a = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+
+		if (a == MAP_FAILED) {
+			snprintf(reason, len, "Device error");
+			VF_ERR("memif %s: mmap region %u (%" PRIu64 " bytes): %s",
+			       mif->cfg.if_name, i, r->size, strerror(errno));
+			return -1;
+		}
+		r->addr = a;
+	}
+	for (uint16_t i = 0; i < mif->n_c2s + mif->n_s2c; i++) {
+		bool c2s = i < mif->n_c2s;
+		const struct memif_ringinfo *ri = c2s ? &mif->c2s[i] : &mif->s2c[i - mif->n_c2s];
+		const struct memif_ring *ring = (const struct memif_ring *)
+			((const uint8_t *)mif->regions[ri->region].addr + ri->offset);
+
+		if (ring->cookie != MEMIF_COOKIE) {
+			snprintf(reason, len, "Wrong cookie on %s ring %u",
+				 c2s ? "C2S" : "S2C", c2s ? i : i - mif->n_c2s);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void queue_attach(struct memif_if *mif, struct memif_queue *q,
+			 const struct memif_ringinfo *ri, bool rx)
+{
+	struct memif_region *r = &mif->regions[ri->region];
+	uint16_t size = 1u << ri->log2;
+
+	memif_queue_reset(q);
+	q->ring = (struct memif_ring *)((uint8_t *)r->addr + ri->offset);
+	q->size = size;
+	q->mask = size - 1;
+	q->intr_fd = ri->fd;
+	q->regions = mif->regions;
+	q->nregions = mif->nregions;
+	q->region0 = mif->regions[0].addr;
+	q->bsize = mif->cfg.bsize;
+	/* Client copy mode: this ring's buffers follow the rings, in ring
+	 * order (see memif_if_build_regions). */
+	q->buf_base = q->ring->desc[0].offset;
+	if (!mif->cfg.server) {
+		uint16_t nrings = mif->run_c2s + mif->run_s2c;
+		uint64_t bufs_off = RTE_ALIGN_CEIL((uint64_t)nrings *
+						   memif_ring_bytes(ri->log2), 128);
+		uint16_t ring_idx = ri->offset / memif_ring_bytes(ri->log2);
+
+		q->buf_base = bufs_off + (uint64_t)ring_idx * size * mif->cfg.bsize;
+	}
+	if (mif->zc && !mif->cfg.server) {
+		q->zc_mbufs = calloc(size, sizeof(*q->zc_mbufs));
+		q->zc_freed = 0;
+		q->nzr = 0;
+		for (uint16_t i = 1; i < mif->nregions && q->nzr < MEMIF_MAX_ZREGIONS; i++) {
+			const struct memif_region *zr = &mif->regions[i];
+			struct memif_zregion *z = &q->zr[q->nzr++];
+
+			z->index = i;
+			z->base = (uintptr_t)zr->addr;
+			z->lo = z->base + zr->map_off;
+			z->hi = z->base + zr->size;
+		}
+	}
+	q->pool = mif->pool;
+	q->mbuf_room = mif->pool ? rte_pktmbuf_data_room_size(mif->pool) - RTE_PKTMBUF_HEADROOM : 0;
+	/* We poll our receive rings: the peer need not signal us. */
+	if (rx)
+		__atomic_store_n(&q->ring->flags, MEMIF_RING_FLAG_MASK_INT, __ATOMIC_RELAXED);
+}
+
+void memif_if_connected(struct memif_if *mif)
+{
+	bool srv = mif->cfg.server;
+	uint16_t nrx = srv ? mif->run_c2s : mif->run_s2c;
+	uint16_t ntx = srv ? mif->run_s2c : mif->run_c2s;
+
+	nrx = RTE_MIN(nrx, mif->nb_rxq);
+	ntx = RTE_MIN(ntx, mif->nb_txq);
+	for (uint16_t i = 0; i < nrx; i++)
+		queue_attach(mif, &mif->rxq[i], srv ? &mif->c2s[i] : &mif->s2c[i], true);
+	for (uint16_t i = 0; i < ntx; i++)
+		queue_attach(mif, &mif->txq[i], srv ? &mif->s2c[i] : &mif->c2s[i], false);
+	/* Client: give the server our receive buffers now, so that it can
+	 * send as soon as it sees CONNECTED answered (DPDK's client posts
+	 * them on its first poll instead). */
+	if (!srv)
+		for (uint16_t i = 0; i < nrx; i++) {
+			if (mif->zc)
+				memif_client_refill_zc(&mif->rxq[i]);
+			else
+				memif_client_refill(&mif->rxq[i]);
+		}
+	/* Release: everything above is visible to a core that reads ready. */
+	for (uint16_t i = 0; i < nrx; i++)
+		__atomic_store_n(&mif->rxq[i].ready, 1, __ATOMIC_RELEASE);
+	for (uint16_t i = 0; i < ntx; i++)
+		__atomic_store_n(&mif->txq[i].ready, 1, __ATOMIC_RELEASE);
+	mif->state = MEMIF_ST_CONNECTED;
+	mif->link_up = true;
+	mif->link_changes++;
+	mif->nb_connects++;
+	mif->reason[0] = '\0';
+	VF_INFO("memif %s: connected (%s, id %u) to \"%s\" %s: %u rx / %u tx rings of %u, %u region(s)",
+		mif->cfg.if_name, srv ? "server" : "client", mif->cfg.id,
+		mif->peer_name, mif->peer_if, nrx, ntx, 1u << mif->run_log2, mif->nregions);
+}
+
+void memif_if_teardown(struct memif_if *mif, const char *reason)
+{
+	bool any = false;
+
+	for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
+		any |= mif->rxq[i].ready | mif->txq[i].ready;
+		__atomic_store_n(&mif->rxq[i].ready, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&mif->txq[i].ready, 0, __ATOMIC_RELEASE);
+	}
+	/* No core may still be inside a burst on the old rings once this
+	 * returns; only then is the memory unmapped. */
+	if (any)
+		vf_sync_wait();
+	for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
+		/* Zero-copy: the mbufs still posted or in flight come back. */
+		memif_queue_reclaim(&mif->rxq[i]);
+		memif_queue_reclaim(&mif->txq[i]);
+		free(mif->rxq[i].zc_mbufs);
+		free(mif->txq[i].zc_mbufs);
+		mif->rxq[i].zc_mbufs = mif->txq[i].zc_mbufs = NULL;
+		mif->rxq[i].ring = NULL;
+		mif->txq[i].ring = NULL;
+		mif->rxq[i].intr_fd = -1;
+		mif->txq[i].intr_fd = -1;
+		if (mif->c2s[i].fd >= 0)
+			close(mif->c2s[i].fd);
+		if (mif->s2c[i].fd >= 0)
+			close(mif->s2c[i].fd);
+		mif->c2s[i].fd = -1;
+		mif->s2c[i].fd = -1;
+	}
+	for (uint16_t i = 0; i < mif->nregions; i++) {
+		struct memif_region *r = &mif->regions[i];
+
+		if (r->borrowed) {
+			/* DPDK's memory and fd: nothing to release */
+		} else if (r->owned) {
+			vf_mem_shared_free(r->addr, r->size, r->fd);
+		} else {
+			if (r->addr != NULL)
+				munmap(r->addr, r->size);
+			close(r->fd);
+		}
+		r->addr = NULL;
+		r->fd = -1;
+		r->borrowed = false;
+	}
+	mif->nregions = 0;
+	mif->n_c2s = mif->n_s2c = 0;
+	if (mif->link_up) {
+		mif->link_up = false;
+		mif->link_changes++;
+		mif->nb_disconnects++;
+	}
+	if (reason != NULL)
+		snprintf(mif->reason, sizeof(mif->reason), "%s", reason);
+	if (!mif->enabled)
+		mif->state = MEMIF_ST_STOPPED;
+	else
+		mif->state = mif->cfg.server ? MEMIF_ST_LISTENING : MEMIF_ST_CONNECTING;
+}

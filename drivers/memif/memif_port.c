@@ -1,0 +1,416 @@
+/* The memif port: devargs (DPDK net_memif's keys), the vf_driver ops, and
+ * what "show port info" prints.  Protocol work happens on the control
+ * thread; the main thread reaches it through vf_ctl_call(). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_ether.h>
+
+#include "memif.h"
+#include "vf_ctl.h"
+#include "vf_log.h"
+#include "vf_out.h"
+#include "vf_port.h"
+
+static const struct vf_kvdef memif_keys[] = {
+	{ "role", VF_KV_ENUM, 0, 0, "server|client|master|slave", "client",
+	  "server listens, client connects and owns the shared memory" },
+	{ "id", VF_KV_UINT, 0, UINT32_MAX, NULL, "0",
+	  "interface id: one socket carries many interfaces" },
+	{ "socket", VF_KV_STR, 0, MEMIF_SOCK_NAME_MAX - 1, NULL, "/run/memif.sock",
+	  "control socket name; a leading @ means abstract" },
+	{ "socket-abstract", VF_KV_BOOL, 0, 1, NULL, "yes",
+	  "socket in the abstract namespace (as DPDK), no: a file (as VPP)" },
+	{ "bsize", VF_KV_UINT, 1, 65535, NULL, "2048", "buffer size in bytes" },
+	{ "rsize", VF_KV_UINT, 1, MEMIF_MAX_LOG2_RING, NULL, "10", "log2 of the ring size" },
+	{ "secret", VF_KV_STR, 0, MEMIF_SECRET_SZ, NULL, "", "shared secret (server checks it)" },
+	{ "mac", VF_KV_MAC, 0, 0, NULL, "02:76:66:00:00:<port>", "port MAC address" },
+	{ "zero-copy", VF_KV_BOOL, 0, 1, NULL, "no",
+	  "client: descriptors point into our mbufs, no copy on our side" },
+	{ "queues", VF_KV_UINT, 1, MEMIF_MAX_QUEUES, NULL, "1",
+	  "ring pairs (max queues of the port)" },
+	{ "reconnect-ms", VF_KV_UINT, 0, 3600000, NULL, "1000",
+	  "client: retry period after a failed connect or a disconnect; 0: once" },
+	{ NULL, 0, 0, 0, NULL, NULL, NULL },
+};
+
+enum { ROLE_SERVER, ROLE_CLIENT, ROLE_MASTER, ROLE_SLAVE };
+
+struct call {
+	struct vf_port *port;
+	struct memif_if *mif;
+	struct vf_out *out;
+	char err[160];
+	int ret;
+};
+
+static void do_attach(void *arg)
+{
+	struct call *c = arg;
+	struct memif_if *mif = c->mif;
+	struct memif_sock *s;
+
+	s = memif_sock_get(mif->cfg.socket, mif->cfg.abstract, c->err, sizeof(c->err));
+	if (s == NULL) {
+		c->ret = -EIO;
+		return;
+	}
+	c->ret = memif_sock_attach(s, mif, c->err, sizeof(c->err));
+	if (c->ret < 0)
+		memif_sock_put(s);
+}
+
+static int memif_probe(struct vf_port *port, const struct vf_devargs *da)
+{
+	struct memif_cfg cfg = { 0 };
+	const char *sock = vf_devargs_str(da, "socket", "/run/memif.sock");
+	int role = vf_devargs_enum(da, "role", ROLE_CLIENT);
+	struct memif_if *mif;
+	struct call c = { 0 };
+
+	cfg.server = role == ROLE_SERVER || role == ROLE_MASTER;
+	if (role == ROLE_MASTER || role == ROLE_SLAVE)
+		VF_WARN("memif: role=%s is deprecated, use %s", role == ROLE_MASTER ?
+			"master" : "slave", cfg.server ? "server" : "client");
+	cfg.id = vf_devargs_uint(da, "id", 0);
+	cfg.abstract = vf_devargs_bool(da, "socket-abstract", true);
+	if (sock[0] == '@') {
+		/* libmemif's spelling of an abstract name */
+		sock++;
+		cfg.abstract = true;
+	}
+	if (sock[0] == '\0') {
+		VF_ERR("memif: socket: empty name");
+		return -EINVAL;
+	}
+	snprintf(cfg.socket, sizeof(cfg.socket), "%s", sock);
+	cfg.bsize = vf_devargs_uint(da, "bsize", 2048);
+	cfg.log2 = vf_devargs_uint(da, "rsize", 10);
+	snprintf(cfg.secret, sizeof(cfg.secret), "%s", vf_devargs_str(da, "secret", ""));
+	cfg.zero_copy = vf_devargs_bool(da, "zero-copy", false);
+	cfg.queues = vf_devargs_uint(da, "queues", 0);
+	cfg.reconnect_ms = vf_devargs_uint(da, "reconnect-ms", 1000);
+	snprintf(cfg.if_name, sizeof(cfg.if_name), "%s",
+		 port->name[0] ? port->name : "memif");
+	if (cfg.zero_copy && cfg.server)
+		VF_WARN("memif %s: zero-copy is a client feature (the client's memory is shared); "
+			"ignored for role=server", cfg.if_name);
+
+	mif = memif_if_new(&cfg);
+	if (mif == NULL)
+		return -ENOMEM;
+	if (cfg.server) {
+		c.mif = mif;
+		vf_ctl_start();
+		vf_ctl_call(do_attach, &c);
+		if (c.ret < 0) {
+			VF_ERR("%s", c.err);
+			memif_if_free(mif);
+			return c.ret;
+		}
+	}
+	/* Without mac= the framework's per-port local address stays. */
+	vf_devargs_mac(da, "mac", port->mac);
+	if (cfg.queues) {
+		port->max_rxq = cfg.queues;
+		port->max_txq = cfg.queues;
+	} else {
+		port->max_rxq = port->max_txq = MEMIF_MAX_QUEUES;
+	}
+	port->priv = mif;
+	return 0;
+}
+
+static void do_configure(void *arg)
+{
+	struct call *c = arg;
+	const struct vf_port_conf *conf = &c->port->conf;
+
+	c->ret = memif_if_configure(c->mif, conf->nb_rxq, conf->nb_txq, conf->pool);
+}
+
+static int memif_configure(struct vf_port *port, const struct vf_port_conf *conf)
+{
+	struct call c = { .port = port, .mif = port->priv };
+	struct vf_port_conf saved = port->conf;
+
+	/* do_configure reads port->conf; the framework may store conf only
+	 * after we return. */
+	port->conf = *conf;
+	vf_ctl_call(do_configure, &c);
+	if (c.ret < 0)
+		port->conf = saved;
+	return c.ret;
+}
+
+static void do_enable(void *arg)
+{
+	struct call *c = arg;
+
+	c->ret = memif_if_enable(c->mif);
+}
+
+static void do_disable(void *arg)
+{
+	struct call *c = arg;
+
+	memif_if_disable(c->mif);
+}
+
+/* A client whose server answered: let the handshake finish (bounded) so
+ * that forwarding, --tx-first and generators start on a live link. */
+static void wait_handshake(struct memif_if *mif)
+{
+	for (int i = 0; i < 5000; i++) {
+		enum memif_state st = __atomic_load_n(&mif->state, __ATOMIC_ACQUIRE);
+
+		if (st != MEMIF_ST_HANDSHAKE)
+			return;
+		usleep(1000);
+	}
+}
+
+static int memif_start(struct vf_port *port)
+{
+	struct memif_if *mif = port->priv;
+	struct call c = { .port = port, .mif = mif };
+
+	snprintf(mif->cfg.if_name, sizeof(mif->cfg.if_name), "%s",
+		 port->name[0] ? port->name : "memif");
+	for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
+		mif->rxq[i].port_id = port->id;
+		port->rxq[i] = &mif->rxq[i];
+		port->txq[i] = &mif->txq[i];
+	}
+	mif->zc = false;
+	if (mif->cfg.zero_copy && !mif->cfg.server) {
+		char why[160];
+
+		if (memif_zc_check(mif->pool, why, sizeof(why)) == 0)
+			mif->zc = true;
+		else
+			VF_WARN("memif %s: zero-copy not possible: %s; using copy mode",
+				mif->cfg.if_name, why);
+	}
+	/* Chosen once: no per-packet branch on the role or the mode. */
+	if (mif->cfg.server) {
+		port->rx_burst = memif_rx_server;
+		port->tx_burst = memif_tx_server;
+	} else if (mif->zc) {
+		port->rx_burst = memif_rx_client_zc;
+		port->tx_burst = memif_tx_client_zc;
+	} else {
+		port->rx_burst = memif_rx_client;
+		port->tx_burst = memif_tx_client;
+	}
+	vf_ctl_start();
+	vf_ctl_call(do_enable, &c);
+	if (c.ret == 0 && !mif->cfg.server)
+		wait_handshake(mif);
+	return c.ret;
+}
+
+static void memif_stop(struct vf_port *port)
+{
+	struct call c = { .port = port, .mif = port->priv };
+
+	vf_ctl_call(do_disable, &c);
+}
+
+static void do_close(void *arg)
+{
+	struct call *c = arg;
+	struct memif_if *mif = c->mif;
+	struct memif_sock *s = mif->sock;
+
+	memif_if_disable(mif);
+	if (s != NULL) {
+		memif_sock_detach(s, mif);
+		memif_sock_put(s);
+	}
+	memif_if_free(mif);
+}
+
+static void memif_close(struct vf_port *port)
+{
+	struct call c = { .port = port, .mif = port->priv };
+
+	if (port->priv == NULL)
+		return;
+	vf_ctl_call(do_close, &c);
+	port->priv = NULL;
+}
+
+static void memif_link_get(struct vf_port *port, struct vf_link *link)
+{
+	struct memif_if *mif = port->priv;
+
+	link->up = __atomic_load_n(&mif->link_up, __ATOMIC_RELAXED);
+	link->speed_mbps = 0;
+}
+
+static void memif_stats_get(struct vf_port *port, struct vf_port_stats *st)
+{
+	struct memif_if *mif = port->priv;
+
+	memset(st, 0, sizeof(*st));
+	for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
+		const struct memif_queue *rq = &mif->rxq[i], *tq = &mif->txq[i];
+
+		st->ipackets += rq->pkts;
+		st->ibytes += rq->bytes;
+		st->ierrors += rq->bad_desc + rq->ring_err;
+		st->rx_nombuf += rq->nombuf;
+		st->opackets += tq->pkts;
+		st->obytes += tq->bytes;
+		st->oerrors += tq->ring_err;
+	}
+}
+
+static void memif_stats_reset(struct vf_port *port)
+{
+	struct memif_if *mif = port->priv;
+
+	for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
+		struct memif_queue *q[2] = { &mif->rxq[i], &mif->txq[i] };
+
+		for (int k = 0; k < 2; k++) {
+			q[k]->pkts = q[k]->bytes = q[k]->errors = 0;
+			q[k]->nombuf = q[k]->bad_desc = q[k]->ring_err = 0;
+		}
+	}
+}
+
+static int memif_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned int n)
+{
+	struct memif_if *mif = port->priv;
+	uint64_t bad_desc = 0, ring_err = 0;
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
+		bad_desc += mif->rxq[i].bad_desc + mif->txq[i].bad_desc;
+		ring_err += mif->rxq[i].ring_err + mif->txq[i].ring_err;
+	}
+#define XS(nm, v) do {							\
+		if (k < n) {						\
+			snprintf(xs[k].name, sizeof(xs[k].name), "%s", nm); \
+			xs[k].value = (v);				\
+		}							\
+		k++;							\
+	} while (0)
+	XS("memif_connects", mif->nb_connects);
+	XS("memif_disconnects", mif->nb_disconnects);
+	XS("memif_ctl_rejects", mif->ctl_rejects);
+	XS("memif_bad_desc", bad_desc);
+	XS("memif_ring_errors", ring_err);
+#undef XS
+	return k;
+}
+
+static void memif_xstats_reset(struct vf_port *port)
+{
+	struct memif_if *mif = port->priv;
+
+	mif->nb_connects = mif->nb_disconnects = mif->ctl_rejects = 0;
+	for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
+		mif->rxq[i].bad_desc = mif->txq[i].bad_desc = 0;
+		mif->rxq[i].ring_err = mif->txq[i].ring_err = 0;
+	}
+}
+
+/* Runs on the control thread so that strings and counts are consistent. */
+static void do_info(void *arg)
+{
+	struct call *c = arg;
+	struct memif_if *mif = c->mif;
+	struct vf_out *o = c->out;
+
+	vf_out_str(o, "role", mif->cfg.server ? "server" : "client");
+	vf_out_u64(o, "id", mif->cfg.id);
+	vf_out_strf(o, "socket", "%s%s", mif->cfg.abstract ? "@" : "", mif->cfg.socket);
+	vf_out_bool(o, "socket_abstract", mif->cfg.abstract);
+	vf_out_str(o, "state", memif_state_name(mif->state));
+	vf_out_bool(o, "link", mif->link_up);
+	vf_out_str(o, "disconnect_reason", mif->reason);
+	vf_out_str(o, "peer_name", mif->peer_name);
+	vf_out_str(o, "peer_if", mif->peer_if);
+	vf_out_u64(o, "bsize", mif->cfg.bsize);
+	vf_out_u64(o, "rsize", mif->run_log2 ? mif->run_log2 : mif->cfg.log2);
+	vf_out_bool(o, "zero_copy", mif->zc);
+	vf_out_u64(o, "regions", mif->nregions);
+	vf_out_u64(o, "rings_c2s", mif->state == MEMIF_ST_CONNECTED ? mif->run_c2s : 0);
+	vf_out_u64(o, "rings_s2c", mif->state == MEMIF_ST_CONNECTED ? mif->run_s2c : 0);
+	vf_out_u64(o, "connects", mif->nb_connects);
+	vf_out_u64(o, "disconnects", mif->nb_disconnects);
+	vf_out_u64(o, "ctl_rejects", mif->ctl_rejects);
+	/* For leak checks across reconnects (copy mode holds no mbuf). */
+	if (mif->pool != NULL)
+		vf_out_u64(o, "pool_in_use", rte_mempool_in_use_count(mif->pool));
+}
+
+static void memif_info(struct vf_port *port, struct vf_out *out)
+{
+	struct call c = { .port = port, .mif = port->priv, .out = out };
+
+	vf_ctl_call(do_info, &c);
+}
+
+static void do_ring_info(void *arg)
+{
+	struct call *c = arg;
+	struct memif_if *mif = c->mif;
+	struct vf_out *o = c->out;
+
+	vf_out_arr_begin(o, "rings");
+	for (int dir = 0; dir < 2; dir++) {
+		struct memif_queue *qs = dir ? mif->txq : mif->rxq;
+
+		for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
+			struct memif_queue *q = &qs[i];
+
+			if (!q->ready || q->ring == NULL)
+				continue;
+			vf_out_obj_begin(o, NULL);
+			vf_out_str(o, "dir", dir ? "tx" : "rx");
+			vf_out_u64(o, "queue", i);
+			vf_out_str(o, "ring", (mif->cfg.server ^ (dir == 1)) ? "C2S" : "S2C");
+			vf_out_u64(o, "size", q->size);
+			vf_out_u64(o, "head", __atomic_load_n(&q->ring->head, __ATOMIC_RELAXED));
+			vf_out_u64(o, "tail", __atomic_load_n(&q->ring->tail, __ATOMIC_RELAXED));
+			vf_out_u64(o, "flags", __atomic_load_n(&q->ring->flags, __ATOMIC_RELAXED));
+			vf_out_u64(o, "last", q->last);
+			vf_out_obj_end(o);
+		}
+	}
+	vf_out_arr_end(o);
+}
+
+static void memif_ring_info(struct vf_port *port, struct vf_out *out)
+{
+	struct call c = { .port = port, .mif = port->priv, .out = out };
+
+	vf_ctl_call(do_ring_info, &c);
+}
+
+static const struct vf_driver memif_driver = {
+	.name = "memif",
+	.help = "shared-memory packet interface (VPP, libmemif, DPDK net_memif), both roles",
+	.keys = memif_keys,
+	.probe = memif_probe,
+	.configure = memif_configure,
+	.start = memif_start,
+	.stop = memif_stop,
+	.close = memif_close,
+	.link_get = memif_link_get,
+	.stats_get = memif_stats_get,
+	.stats_reset = memif_stats_reset,
+	.xstats_get = memif_xstats_get,
+	.xstats_reset = memif_xstats_reset,
+	.info = memif_info,
+	.ring_info = memif_ring_info,
+};
+
+VF_DRIVER_REGISTER(memif_driver)

@@ -1,0 +1,486 @@
+/* memif control sockets on the control thread: listeners shared by every
+ * server interface with the same socket name, client connections with
+ * automatic retry, and the lock-step send/receive around memif_msg.c. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "memif.h"
+#include "vf_ctl.h"
+#include "vf_log.h"
+
+#define MAX_RX_FDS 8	/* harvested (and closed) beyond the one allowed */
+
+static struct memif_sock *socks;	/* control thread only */
+
+socklen_t memif_sockaddr(struct sockaddr_un *sa, const char *name, bool abstract)
+{
+	size_t n = strnlen(name, MEMIF_SOCK_NAME_MAX);
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if (abstract) {
+		/* '\0' + name, no trailing NUL counted (DPDK, libmemif "@"). */
+		memcpy(sa->sun_path + 1, name, n);
+		return offsetof(struct sockaddr_un, sun_path) + 1 + n;
+	}
+	memcpy(sa->sun_path, name, n);
+	return offsetof(struct sockaddr_un, sun_path) + n + 1;
+}
+
+/* ---- connections ---- */
+
+static void conn_ready(int fd, uint32_t events, void *arg);
+
+struct memif_conn *memif_conn_new(int fd, struct memif_sock *sock, struct memif_if *mif)
+{
+	struct memif_conn *c = calloc(1, sizeof(*c));
+
+	if (c == NULL) {
+		close(fd);
+		return NULL;
+	}
+	c->fd = fd;
+	c->sock = sock;
+	c->mif = mif;
+	c->server = sock != NULL;
+	c->phase = c->server ? MEMIF_PH_INIT : MEMIF_PH_HELLO;
+	if (mif != NULL) {
+		mif->conn = c;
+		mif->state = MEMIF_ST_HANDSHAKE;
+	}
+	if (sock != NULL) {
+		c->next = sock->pending;
+		sock->pending = c;
+	}
+	return c;
+}
+
+static void pending_remove(struct memif_conn *c)
+{
+	struct memif_conn **pp;
+
+	if (c->sock == NULL)
+		return;
+	for (pp = &c->sock->pending; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	}
+}
+
+int memif_conn_send_next(struct memif_conn *c)
+{
+	struct memif_txmsg *t;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (c->tx_count == 0)
+		return 0;
+	t = &c->txq[c->tx_head];
+	iov.iov_base = &t->msg;
+	iov.iov_len = sizeof(t->msg);
+	if (t->fd >= 0) {
+		struct cmsghdr *cm;
+
+		memset(&ctl, 0, sizeof(ctl));
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = sizeof(ctl.buf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &t->fd, sizeof(int));
+	}
+	n = sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (n != (ssize_t)sizeof(t->msg)) {
+		snprintf(c->reason, sizeof(c->reason), "Send failed");
+		return -1;
+	}
+	if (t->wants_ack)
+		c->acks_due++;
+	c->tx_head = (c->tx_head + 1) % MEMIF_TXQ_LEN;
+	c->tx_count--;
+	if (t->msg.type == MEMIF_MSG_CONNECT)
+		c->phase = MEMIF_PH_CONNECT;
+	return 0;
+}
+
+void memif_conn_close(struct memif_conn *c, const char *reason)
+{
+	memif_conn_close_ex(c, reason, reason);
+}
+
+/* send_reason: DISCONNECT text for the peer (NULL: send none);
+ * why: what we record and log. */
+void memif_conn_close_ex(struct memif_conn *c, const char *send_reason, const char *why)
+{
+	struct memif_if *mif = c->mif;
+
+	if (send_reason != NULL) {
+		struct memif_msg m;
+
+		memif_msg_init_disconnect(&m, send_reason);
+		/* Best effort: the peer may already be gone. */
+		if (send(c->fd, &m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+		}
+	}
+	if (c->watched)
+		vf_ctl_del_fd(c->fd);
+	close(c->fd);
+	pending_remove(c);
+	if (mif != NULL && mif->conn == c) {
+		mif->conn = NULL;
+		VF_INFO("memif %s: disconnected: %s", mif->cfg.if_name, why ? why : "");
+		memif_if_teardown(mif, why);
+	} else if (why != NULL && c->sock != NULL) {
+		/* A peer that retries in a loop must not flood the log. */
+		if (c->sock->refused++ < 5 || c->sock->refused % 1000 == 0)
+			VF_INFO("memif: socket %s%s: connection refused (%" PRIu64 " so far): %s",
+				c->sock->abstract ? "@" : "", c->sock->name, c->sock->refused, why);
+	}
+	free(c);
+}
+
+int memif_conn_input(struct memif_conn *c)
+{
+	struct memif_msg m;
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * MAX_RX_FDS) + CMSG_SPACE(sizeof(struct ucred))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
+	};
+	int fds[MAX_RX_FDS], nfds = 0, ret;
+	ssize_t n;
+
+	n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	/* Harvest every fd first, so that none leaks on any error below. */
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); n >= 0 && cm != NULL;
+	     cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+			size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+			for (size_t i = 0; i < k && nfds < MAX_RX_FDS; i++)
+				memcpy(&fds[nfds++], CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+		}
+	}
+	if (n <= 0) {
+		for (int i = 0; i < nfds; i++)
+			close(fds[i]);
+		memif_conn_close_ex(c, NULL, n == 0 ? "Connection closed by peer" : "Socket error");
+		return -1;
+	}
+	if (nfds > 1 || (mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC))) {
+		for (int i = 0; i < nfds; i++)
+			close(fds[i]);
+		memif_conn_close(c, (mh.msg_flags & MSG_TRUNC) ? "Invalid message size"
+							       : "Too many fds");
+		return -1;
+	}
+	ret = memif_msg_handle(c, &m, (size_t)n, nfds ? fds[0] : -1);
+	if (ret == -2) {
+		memif_conn_close_ex(c, NULL, c->reason);
+		return -1;
+	}
+	if (ret < 0) {
+		memif_conn_close(c, c->reason);
+		return -1;
+	}
+	if (memif_conn_send_next(c) < 0) {
+		memif_conn_close_ex(c, NULL, c->reason);
+		return -1;
+	}
+	return 0;
+}
+
+static void conn_ready(int fd, uint32_t events, void *arg)
+{
+	struct memif_conn *c = arg;
+
+	if (events & EPOLLIN) {
+		memif_conn_input(c);
+		return;
+	}
+	memif_conn_close_ex(c, NULL, "Connection closed by peer");
+}
+
+static int conn_watch(struct memif_conn *c)
+{
+	int ret = vf_ctl_add_fd(c->fd, conn_ready, c);
+
+	if (ret == 0)
+		c->watched = true;
+	return ret;
+}
+
+/* ---- listeners ---- */
+
+static void listen_ready(int fd, uint32_t events, void *arg)
+{
+	struct memif_sock *s = arg;
+	struct memif_conn *c;
+	int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (cfd < 0)
+		return;
+	c = memif_conn_new(cfd, s, NULL);
+	if (c == NULL)
+		return;
+	if (conn_watch(c) < 0) {
+		memif_conn_close_ex(c, NULL, "Device error");
+		return;
+	}
+	memif_msg_queue_hello(c);
+	if (memif_conn_send_next(c) < 0)
+		memif_conn_close_ex(c, NULL, c->reason);
+}
+
+/* A filesystem socket file nobody listens on is stale: remove it (DPDK and
+ * VPP refuse to start over one).  A live one is left alone and bind fails. */
+static void unlink_stale(const char *path)
+{
+	struct sockaddr_un sa;
+	socklen_t len = memif_sockaddr(&sa, path, false);
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (connect(fd, (struct sockaddr *)&sa, len) < 0 && errno == ECONNREFUSED) {
+		VF_INFO("memif: removing stale socket %s", path);
+		unlink(path);
+	}
+	close(fd);
+}
+
+struct memif_sock *memif_sock_get(const char *name, bool abstract, char *err, size_t len)
+{
+	struct memif_sock *s;
+	struct sockaddr_un sa;
+	socklen_t salen;
+	int on = 1;
+
+	for (s = socks; s != NULL; s = s->next) {
+		if (s->abstract == abstract && strcmp(s->name, name) == 0) {
+			s->refcnt++;
+			return s;
+		}
+	}
+	s = calloc(1, sizeof(*s));
+	if (s == NULL) {
+		snprintf(err, len, "out of memory");
+		return NULL;
+	}
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->abstract = abstract;
+	s->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s->fd < 0)
+		goto fail;
+	if (!abstract)
+		unlink_stale(name);
+	salen = memif_sockaddr(&sa, name, abstract);
+	if (bind(s->fd, (struct sockaddr *)&sa, salen) < 0 ||
+	    listen(s->fd, 16) < 0 ||
+	    /* As DPDK, libmemif and VPP: peers then may see credentials. */
+	    setsockopt(s->fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) < 0)
+		goto fail;
+	if (vf_ctl_add_fd(s->fd, listen_ready, s) < 0)
+		goto fail;
+	s->refcnt = 1;
+	s->next = socks;
+	socks = s;
+	return s;
+fail:
+	snprintf(err, len, "memif socket %s%s: %s", abstract ? "@" : "", name, strerror(errno));
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s);
+	return NULL;
+}
+
+void memif_sock_put(struct memif_sock *s)
+{
+	struct memif_sock **pp;
+
+	if (s == NULL || --s->refcnt > 0)
+		return;
+	while (s->pending != NULL)
+		memif_conn_close_ex(s->pending, "Device closed", NULL);
+	vf_ctl_del_fd(s->fd);
+	close(s->fd);
+	if (!s->abstract)
+		unlink(s->name);
+	for (pp = &socks; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	}
+	free(s);
+}
+
+int memif_sock_attach(struct memif_sock *s, struct memif_if *mif, char *err, size_t len)
+{
+	unsigned int i, slot = VF_MAX_PORTS;
+
+	for (i = 0; i < VF_MAX_PORTS; i++) {
+		if (s->ifs[i] == NULL) {
+			if (slot == VF_MAX_PORTS)
+				slot = i;
+		} else if (s->ifs[i]->cfg.id == mif->cfg.id) {
+			snprintf(err, len, "memif id %u already used on socket %s",
+				 mif->cfg.id, s->name);
+			return -EEXIST;
+		}
+	}
+	if (slot == VF_MAX_PORTS) {
+		snprintf(err, len, "too many memif interfaces on socket %s", s->name);
+		return -ENOSPC;
+	}
+	s->ifs[slot] = mif;
+	mif->sock = s;
+	return 0;
+}
+
+void memif_sock_detach(struct memif_sock *s, struct memif_if *mif)
+{
+	for (unsigned int i = 0; i < VF_MAX_PORTS; i++)
+		if (s->ifs[i] == mif)
+			s->ifs[i] = NULL;
+	mif->sock = NULL;
+}
+
+struct memif_if *memif_sock_find(struct memif_sock *s, uint32_t id)
+{
+	if (s == NULL)
+		return NULL;
+	for (unsigned int i = 0; i < VF_MAX_PORTS; i++)
+		if (s->ifs[i] != NULL && s->ifs[i]->cfg.id == id)
+			return s->ifs[i];
+	return NULL;
+}
+
+/* ---- interface enable/disable, client retry, health ---- */
+
+int memif_client_connect(struct memif_if *mif)
+{
+	struct sockaddr_un sa;
+	socklen_t len = memif_sockaddr(&sa, mif->cfg.socket, mif->cfg.abstract);
+	struct memif_conn *c;
+	int fd;
+
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, len) < 0) {
+		int err = errno;
+
+		close(fd);
+		return -err;
+	}
+	c = memif_conn_new(fd, NULL, mif);
+	if (c == NULL)
+		return -ENOMEM;
+	if (conn_watch(c) < 0) {
+		memif_conn_close_ex(c, NULL, "Device error");
+		return -EIO;
+	}
+	return 0;
+}
+
+static void if_tick(void *arg)
+{
+	struct memif_if *mif = arg;
+	bool broken = false;
+
+	if (!mif->enabled)
+		return;
+	if (mif->conn != NULL) {
+		for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++)
+			broken |= __atomic_load_n(&mif->rxq[i].broken, __ATOMIC_ACQUIRE) |
+				  __atomic_load_n(&mif->txq[i].broken, __ATOMIC_ACQUIRE);
+		if (broken)
+			memif_conn_close(mif->conn, "Ring corrupted");
+		return;
+	}
+	if (!mif->cfg.server && mif->cfg.reconnect_ms != 0) {
+		int ret = memif_client_connect(mif);
+
+		if (ret < 0)
+			VF_DEBUG("memif %s: connect %s%s: %s", mif->cfg.if_name,
+				 mif->cfg.abstract ? "@" : "", mif->cfg.socket, strerror(-ret));
+	}
+}
+
+int memif_if_enable(struct memif_if *mif)
+{
+	int ret;
+
+	if (mif->enabled)
+		return 0;
+	mif->enabled = true;
+	mif->state = mif->cfg.server ? MEMIF_ST_LISTENING : MEMIF_ST_CONNECTING;
+	ret = vf_ctl_add_timer(mif->cfg.reconnect_ms ? mif->cfg.reconnect_ms : 1000,
+			       if_tick, mif);
+	if (ret < 0) {
+		mif->enabled = false;
+		mif->state = MEMIF_ST_STOPPED;
+		return ret;
+	}
+	mif->timer = ret;
+	if (!mif->cfg.server) {
+		ret = memif_client_connect(mif);
+		if (ret < 0) {
+			if (mif->cfg.reconnect_ms == 0) {
+				/* As DPDK: one attempt, start fails. */
+				vf_ctl_del_timer(mif->timer);
+				mif->timer = 0;
+				mif->enabled = false;
+				mif->state = MEMIF_ST_STOPPED;
+				VF_ERR("memif %s: connect %s%s: %s", mif->cfg.if_name,
+				       mif->cfg.abstract ? "@" : "", mif->cfg.socket,
+				       strerror(-ret));
+				return ret;
+			}
+			VF_INFO("memif %s: %s%s: %s; retrying every %u ms", mif->cfg.if_name,
+				mif->cfg.abstract ? "@" : "", mif->cfg.socket, strerror(-ret),
+				mif->cfg.reconnect_ms);
+		}
+	}
+	return 0;
+}
+
+void memif_if_disable(struct memif_if *mif)
+{
+	if (!mif->enabled)
+		return;
+	mif->enabled = false;
+	if (mif->timer > 0)
+		vf_ctl_del_timer(mif->timer);
+	mif->timer = 0;
+	if (mif->conn != NULL)
+		memif_conn_close(mif->conn, "Device stopped");
+	mif->state = MEMIF_ST_STOPPED;
+}
