@@ -41,9 +41,21 @@ def tmpdir():
     return d
 
 
+spawned = []   # pids of every process started here
+
+
 def run(args, timeout=60, input=None):
     """Run to completion; returns CompletedProcess (text)."""
-    return subprocess.run(args, capture_output=True, text=True, timeout=timeout, input=input)
+    p = subprocess.Popen(args, stdin=subprocess.PIPE if input is not None else None,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    spawned.append(p.pid)
+    try:
+        out, err = p.communicate(input=input, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise
+    return subprocess.CompletedProcess(args, p.returncode, out, err)
 
 
 def start(args, stdin=None, **kw):
@@ -51,6 +63,7 @@ def start(args, stdin=None, **kw):
     p = subprocess.Popen(args, stdin=stdin if stdin is not None else subprocess.DEVNULL,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
     _procs.append(p)
+    spawned.append(p.pid)
     return p
 
 
