@@ -608,6 +608,10 @@ void vh_dev_update(struct vh_dev *dev)
 		__atomic_store_n(&dev->link_up, up, __ATOMIC_RELEASE);
 		dev->link_changes++;
 		VF_INFO("%s: link %s", dev->name, up ? "up" : "down");
+		if (up)
+			VF_INFO("%s: %s virtqueues, features 0x%llx", dev->name,
+				dev->vq[0].packed ? "packed" : "split",
+				(unsigned long long)dev->features);
 	}
 }
 
