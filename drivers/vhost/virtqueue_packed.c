@@ -230,8 +230,22 @@ uint16_t vh_packed_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 
 	if (!__atomic_load_n(&vq->ready, __ATOMIC_ACQUIRE) || vq->dp_broken || n == 0)
 		return 0;
-	if (!desc_avail(vf_load_acq16(&vq->pdesc[vq->last_avail].flags), vq->avail_wrap))
-		return 0;
+	/* Allocate only for what is there: count the available slots ahead
+	 * (an upper bound on the buffers; the flags are re-read with
+	 * acquire below before each buffer is used). */
+	{
+		uint16_t s = vq->last_avail, cnt = 0;
+		bool w = vq->avail_wrap;
+
+		while (cnt < n && desc_avail(__atomic_load_n(&vq->pdesc[s].flags,
+							     __ATOMIC_RELAXED), w)) {
+			cnt++;
+			slot_advance(vq, &s, &w, 1);
+		}
+		if (cnt == 0)
+			return 0;
+		n = cnt;
+	}
 	if (rte_pktmbuf_alloc_bulk(vq->pool, pkts, n) != 0) {
 		vq->st.nombuf++;
 		return 0;
