@@ -353,6 +353,8 @@ int vf_app_fwd_start(struct vf_app *app, unsigned int tx_first_bursts)
 
 	if (vf_fwd_running())
 		return -EALREADY;
+	if (pool && app->fwd.txpkts > rte_pktmbuf_data_room_size(pool) - RTE_PKTMBUF_HEADROOM)
+		return -EMSGSIZE;	/* a generated frame is one mbuf */
 	app->fwd.nb_cores = app->nb_cores;
 	ret = vf_fwd_setup(&app->fwd, nq);
 	if (ret)
@@ -471,11 +473,13 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 			: (unsigned int)(app->nb_specs * nq * (app->nb_rxd + app->nb_txd) + 16384);
 		ro.mem_mb = 256 + (size_t)guess * 2560 / (1024 * 1024);
 	}
-	if (vf_runtime_start(&ro))
-		return 1;
+	/* Before the EAL: a signal during start-up still ends in a clean stop
+	 * with final stats, not in a kill. */
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
+	if (vf_runtime_start(&ro))
+		return 1;
 
 	vf_telemetry_register();
 	if (vf_sync_init() || vf_ctl_start()) {

@@ -187,8 +187,8 @@ static int cmd_set_txpkts(struct vf_cmd_ctx *c, int argc, char **argv)
 {
 	uint64_t n = num(argv[0]);
 
-	if (n < 42 || n > 9000)
-		return vf_cmd_error("txpkts: expected 42..9000");
+	if (n < 42 || n > 2048)
+		return vf_cmd_error("txpkts: expected 42..2048");
 	if (need_stopped())
 		return -1;
 	c->app->fwd.txpkts = (uint16_t)n;
@@ -249,7 +249,7 @@ static const struct vf_cmd fwd_cmds[] = {
 	{ "show config runtime", "[json]", "EAL file prefix, memory kind, telemetry socket, lcores", cmd_show_config_runtime },
 	{ "set fwd", "MODE", "forwarding mode (while stopped)", cmd_set_fwd },
 	{ "set burst", "N", "packets per burst, 1..512 (while stopped)", cmd_set_burst },
-	{ "set txpkts", "N", "generated frame length, 42..9000 (while stopped)", cmd_set_txpkts },
+	{ "set txpkts", "N", "generated frame length, 42..2048 (while stopped)", cmd_set_txpkts },
 	{ "set nbcore", "N", "forwarding cores to use (while stopped)", cmd_set_nbcore },
 	{ "set eth-peer", "PORT MAC", "destination MAC of mac mode on PORT", cmd_set_eth_peer },
 	{ "set rate", "N", "generator rate in packets/s, 0 = unlimited (applies at once)", cmd_set_rate },

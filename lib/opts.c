@@ -83,7 +83,7 @@ static int o_txd(struct vf_app *app, const char *arg, char *err, size_t errlen)
 static int o_burst(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { U(fwd.burst, 1, VF_MAX_BURST, "--burst"); return 0; }
 static int o_txpkts(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{ U(fwd.txpkts, 42, 9000, "--txpkts"); return 0; }
+{ U(fwd.txpkts, 42, 2048, "--txpkts"); return 0; }
 static int o_flows(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { U(fwd.nb_flows, 1, 1u << 24, "--flows"); return 0; }
 static int o_rate(struct vf_app *app, const char *arg, char *err, size_t errlen)
@@ -194,7 +194,7 @@ const struct vf_opt vf_common_opts[] = {
 	{ "rxd", 0, "N", "rx descriptors per queue (default 1024)", VF_COMP_NONE, NULL, o_rxd },
 	{ "txd", 0, "N", "tx descriptors per queue (default 1024)", VF_COMP_NONE, NULL, o_txd },
 	{ "burst", 0, "N", "packets per burst, 1..512 (default 32)", VF_COMP_NONE, NULL, o_burst },
-	{ "txpkts", 0, "LEN", "frame length of generated packets, 42..9000 (default 64)",
+	{ "txpkts", 0, "LEN", "frame length of generated packets, 42..2048: one mbuf (default 64)",
 	  VF_COMP_NONE, NULL, o_txpkts },
 	{ "flows", 0, "N", "flowgen: number of flows (default 1024)", VF_COMP_NONE, NULL, o_flows },
 	{ "rate", 0, "PPS", "txonly/flowgen: packets per second, all streams together (default: unlimited)",

@@ -57,6 +57,7 @@ double vf_fwd_elapsed(void)
 static void free_streams(void)
 {
 	for (unsigned int i = 0; i < nb_streams; i++) {
+		vf_fwd_gen_release(&streams[i]);
 		rte_free(streams[i].mode_priv);
 		rte_free(streams[i].bursts_base);
 	}
@@ -181,6 +182,8 @@ void vf_fwd_stop(void)
 	stop_flag = true;
 	for (unsigned int i = 0; i < nb_lcores_used; i++)
 		rte_eal_wait_lcore(lcores[i].lcore);
+	for (unsigned int i = 0; i < nb_streams; i++)
+		vf_fwd_gen_release(&streams[i]);
 	stop_tsc = rte_rdtsc();
 	running = false;
 }

@@ -9,14 +9,57 @@
 
 struct gen_tmpl {
 	uint16_t len;
+	uint16_t npend;			/* --count: generated, not yet taken */
+	struct rte_mbuf *pend[VF_MAX_BURST];
 	uint8_t frame[];
 };
+
+/* With --count the generator promises N packets to the port, not N
+ * attempts: what a full ring refuses is kept and offered again first. */
+uint16_t vf_fwd_gen_send(struct vf_stream *fs, bool flows)
+{
+	struct gen_tmpl *t = fs->mode_priv;
+	struct rte_mbuf *pkts[VF_MAX_BURST];
+	uint16_t n, sent;
+
+	if (t->npend) {
+		sent = vf_port_tx(fs->tx_port, fs->tx_queue, t->pend, t->npend);
+		fs->tx_packets += sent;
+		t->npend -= sent;
+		memmove(t->pend, t->pend + sent, t->npend * sizeof(t->pend[0]));
+		return sent;
+	}
+	n = vf_fwd_gen_budget(fs);
+	n = vf_fwd_gen_fill(fs, pkts, n, flows);
+	if (!fs->cfg->count) {
+		fwd_tx(fs, pkts, n);
+		return n;
+	}
+	fs->gen_left -= n;	/* n <= gen_left: the budget saw to it */
+	sent = n ? vf_port_tx(fs->tx_port, fs->tx_queue, pkts, n) : 0;
+	fs->tx_packets += sent;
+	t->npend = n - sent;
+	memcpy(t->pend, pkts + sent, t->npend * sizeof(pkts[0]));
+	return sent;
+}
+
+void vf_fwd_gen_release(struct vf_stream *fs)
+{
+	struct gen_tmpl *t = fs->mode_priv;
+
+	if (!t || !t->npend)
+		return;
+	fs->fwd_dropped += t->npend;
+	rte_pktmbuf_free_bulk(t->pend, t->npend);
+	t->npend = 0;
+}
 
 void vf_fwd_gen_init(struct vf_stream *fs)
 {
 	const struct vf_fwd_cfg *cfg = fs->cfg;
 	struct gen_tmpl *t;
 
+	vf_fwd_gen_release(fs);
 	rte_free(fs->mode_priv);
 	t = rte_zmalloc("vf_tmpl", sizeof(*t) + cfg->txpkts, RTE_CACHE_LINE_SIZE);
 	fs->mode_priv = t;

@@ -3,13 +3,7 @@
 /* UDP/IPv4 frames of --txpkts bytes, paced by --rate, bounded by --count. */
 static void txonly_fwd(struct vf_stream *fs)
 {
-	struct rte_mbuf *pkts[VF_MAX_BURST];
-	uint16_t n = vf_fwd_gen_budget(fs);
-
-	n = vf_fwd_gen_fill(fs, pkts, n, false);
-	if (fs->cfg->count)
-		fs->gen_left -= n;	/* n <= gen_left: the budget saw to it */
-	fwd_tx(fs, pkts, n);
+	vf_fwd_gen_send(fs, false);
 }
 
 const struct vf_fwd_mode vf_fwd_txonly = {

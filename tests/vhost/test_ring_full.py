@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""Packets dropped because the front-end's rx ring is full are counted,
-and the xstats, port info and ring state agree with what the front-end
-received.  vhostd runs its interactive shell on a pipe: it generates only
-after the link is up; testpmd (virtio_user) does not drain its rx ring
-until vhostd has generated everything."""
+"""Packets the front-end's full rx ring refuses are counted (and, with
+--count, offered again until they fit), and the xstats, port info and ring
+state agree with what the front-end received.  vhostd runs its interactive
+shell on a pipe: it generates only after the link is up; testpmd
+(virtio_user) drains its rx ring only once the ring is full."""
 import json
 import os
 import shutil
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vhtest as vt  # noqa: E402
@@ -51,27 +52,29 @@ def main():
 
         def xs():
             return vh.json_cmd("show port xstats 0 json")["ports"][0]["xstats"]
-        vt.wait_for(lambda: xs()["tx_q0_packets"] + xs()["tx_q0_dropped_ring_full"] >= COUNT,
-                    "vhostd to generate %d packets" % COUNT, step=0.5)
+        # testpmd does not drain yet: the ring fills, then refuses.  With
+        # --count, vhostd keeps the refused packets and offers them again.
+        vt.wait_for(lambda: xs()["tx_q0_dropped_ring_full"] > 0, "a full ring", step=0.5)
+        time.sleep(0.5)
         x = xs()
         sent, full = x["tx_q0_packets"], x["tx_q0_dropped_ring_full"]
-        vt.expect_eq("sent + ring full", sent + full, COUNT, [vh])
-        if sent == 0 or full == 0:
+        if sent == 0 or sent >= COUNT:
             vh.dump()
-            vt.fail("want some packets sent and some dropped on a full ring: %d/%d" % (sent, full))
+            vt.fail("want a partly filled ring before the front-end drains: %d sent" % sent)
         vt.expect_eq("tx bytes", x["tx_q0_bytes"], sent * 64, [vh])
         vt.expect_eq("no broken ring", x["tx_q0_ring_broken"] + x["rx_q0_ring_broken"], 0, [vh])
         # the front-end polls: it never asked for a call
         vt.expect_eq("calls", x["tx_q0_calls"] + x["rx_q0_calls"], 0, [vh])
         ring = vh.json_cmd("show port ring 0 json")["vrings"][0]
         vt.expect_eq("vring 0 last_used", ring["last_used"], sent % 65536, [vh])
-        # now the front-end drains its ring: exactly what was sent
+        # now the front-end drains its ring: all COUNT packets arrive, none lost
         tp.cmd("start")
-        vt.wait_for(lambda: tp.port_stats()["RX-packets"] >= sent, "%d packets" % sent, step=0.5)
+        vt.wait_for(lambda: tp.port_stats()["RX-packets"] >= COUNT, "%d packets" % COUNT, step=0.5)
         st = tp.port_stats()
         tp.cmd("stop")
-        vt.expect_eq("testpmd RX-packets", st["RX-packets"], sent, [tp, vh])
-        vt.expect_eq("testpmd RX-bytes", st["RX-bytes"], sent * 64, [tp, vh])
+        vt.expect_eq("testpmd RX-packets", st["RX-packets"], COUNT, [tp, vh])
+        vt.expect_eq("testpmd RX-bytes", st["RX-bytes"], COUNT * 64, [tp, vh])
+        vt.expect_eq("vhostd tx packets", xs()["tx_q0_packets"], COUNT, [vh])
         tp.quit()
         tp = None
         vt.wait_for(lambda: vh.json_cmd("show port info 0 json")["ports"][0]["link"] == "down",

@@ -1,0 +1,95 @@
+/* virtio-net receive and transmit over split rings (mbufs <-> descriptors).
+ *
+ * One struct vio_queue per vring.  The forwarding core that owns the queue
+ * is its only writer; the control thread flips `ready` and, after
+ * vf_sync_wait(), resets the ring.  Counters are plain uint64_t (single
+ * writer), read by the control/main thread. */
+#ifndef VIRTIO_RXTX_H
+#define VIRTIO_RXTX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <linux/virtio_net.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "virtqueue_split.h"
+
+/* VERSION_1 is required, so the header is always the 12-byte form. */
+#define VIO_HDR_LEN ((uint16_t)sizeof(struct virtio_net_hdr_mrg_rxbuf))
+/* Longest mbuf chain we transmit (descriptors per packet). */
+#define VIO_TX_MAX_SEGS 64
+/* Tx reclaims completed chains once fewer descriptors than this are free
+ * (at most a quarter of the ring), or when a packet does not fit. */
+#define VIO_TX_RECLAIM_BELOW 64
+/* Rx refill waits until this many descriptors are free (batching). */
+#define VIO_RX_REFILL_MIN 32
+
+struct vio_qstats {
+	uint64_t packets, bytes;
+	uint64_t errors;	/* rx: bad packets dropped; tx: packets dropped */
+	uint64_t nombuf;	/* rx: refill allocation failures (mbufs) */
+	uint64_t kicks;
+	uint64_t bad_len;	/* rx: used len > buffer or < header (dropped) */
+	uint64_t bad_hdr;	/* rx: num_buffers 0 or > ring size (dropped) */
+};
+
+struct vio_queue {
+	struct vq_split vq;
+	uint32_t ready;		/* 1: the backend runs this ring (atomic) */
+	bool rx;
+	bool mrg;		/* rx: MRG_RXBUF negotiated (num_buffers valid) */
+	uint16_t tx_reclaim_below;
+	uint16_t port_id;
+	uint16_t vring;		/* vhost-user vring index */
+	int kickfd, callfd;
+	struct rte_mempool *pool;			/* rx buffers */
+	struct virtio_net_hdr_mrg_rxbuf *hdrs;		/* tx: per-descriptor header
+							 * for packets without headroom */
+	/* rx: mergeable packet being assembled across bursts */
+	struct rte_mbuf *mrg_first, *mrg_last;
+	uint16_t mrg_left;
+	struct vio_qstats st;
+	/* control: the ring block and private slots */
+	void *mem;
+	struct vqs_slot *slots;
+} __rte_cache_aligned;
+
+static inline bool vio_ready(const struct vio_queue *q)
+{
+	return __atomic_load_n(&q->ready, __ATOMIC_ACQUIRE) != 0;
+}
+
+static inline void vio_set_ready(struct vio_queue *q, bool on)
+{
+	__atomic_store_n(&q->ready, on ? 1u : 0u, __ATOMIC_RELEASE);
+}
+
+/* The header every transmitted packet carries: no offloads.  The one place
+ * a tx header is written. */
+static inline void vio_hdr_tx(struct virtio_net_hdr_mrg_rxbuf *h)
+{
+	memset(h, 0, sizeof(*h));
+}
+
+uint16_t vio_rx_burst(void *q, struct rte_mbuf **pkts, uint16_t n);
+uint16_t vio_tx_burst(void *q, struct rte_mbuf **pkts, uint16_t n);
+/* Frees the mbufs of every completed tx chain now (the burst does it when
+ * the ring runs low).  Checks the used ring like a burst does. */
+void vio_tx_reclaim(struct vio_queue *q);
+
+/* Allocates the ring block (fd-backed DPDK heap) and slots for a queue of
+ * `size` entries.  Returns 0 or -ENOMEM. */
+int vio_queue_alloc(struct vio_queue *q, uint16_t size, bool rx, int socket);
+void vio_queue_free(struct vio_queue *q);
+/* Empty ring in the given mode (in-order or not); mbufs still posted are
+ * freed.  The device and the forwarding cores must be off the ring. */
+void vio_queue_reset(struct vio_queue *q, bool in_order, bool mrg);
+/* Rx: posts buffers into every free descriptor (not kicking).  Returns the
+ * number posted. */
+uint16_t vio_rx_fill(struct vio_queue *q);
+/* Rx buffers must hold the header plus a full frame without MRG_RXBUF. */
+int vio_rx_pool_check(struct rte_mempool *mp, bool mrg);
+
+#endif

@@ -1,0 +1,771 @@
+/* virtio_user: a virtio-net device whose backend is a vhost-user switch
+ * (DPDK net_vhost, vhostd, OVS, VPP).  We are the vhost-user front-end: we
+ * own the rings and all packet memory and hand the backend the DPDK heap
+ * regions (lib/vf_mem.h) in SET_MEM_TABLE.
+ *
+ * Connection life cycle, on the control thread (lib/vf_ctl.h):
+ *   attach (connect or accept) -> negotiate features
+ *   -> run (port started): rings reset and filled, start sequence, ready
+ *   -> halt (port stopped, or the backend left): queues not ready,
+ *      vf_sync_wait(), GET_VRING_BASE if the backend is still there,
+ *      posted mbufs freed
+ *   -> detach: socket closed, link down (counted); server=1 accepts the
+ *      next backend and resumes.
+ * A broken ring (hostile used ring, hardening.md D1-D3) is noticed by a
+ * timer and detaches the backend: the port goes down and stays usable. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_ether.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "vf_ctl.h"
+#include "vf_devargs.h"
+#include "vf_log.h"
+#include "vf_mem.h"
+#include "vf_out.h"
+#include "vf_port.h"
+#include "vf_sync.h"
+
+#include "vhost_user_fe.h"
+#include "vu_socket.h"
+#include "virtio_rxtx.h"
+
+#define VU_MAX_QP 8
+#define VU_REPLY_TIMEOUT_MS 5000
+#define VU_CHECK_MS 100
+
+struct vu_dev {
+	struct vf_port *port;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	uint16_t nqp;			/* queues= (pairs negotiated for) */
+	uint16_t qsize;
+	uint16_t active_qp;		/* pairs configured by the engine */
+	bool want_mrg, want_inorder, server;
+
+	int listenfd;
+	struct vu_fe fe;		/* fe.fd: connection or -1 */
+	bool negotiated;		/* on this connection */
+	bool running;			/* rings live on this connection */
+	bool started;			/* port started */
+	bool logged_broken;
+	int timer;
+	int socket_id;
+
+	struct vio_queue *rxq[VU_MAX_QP], *txq[VU_MAX_QP];
+
+	/* server=0: reconnect to a backend that went away, with backoff */
+	uint64_t retry_at_ms;
+	unsigned int retry_ms;
+	bool retry_logged;
+
+	uint64_t link_down, connects, ring_broken, start_fail;
+};
+
+#define VU_RETRY_MIN_MS 1000
+#define VU_RETRY_MAX_MS 8000
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* ---- helpers ---- */
+
+static void q_all(struct vu_dev *d, void (*fn)(struct vu_dev *, struct vio_queue *, void *),
+		  void *arg)
+{
+	uint16_t i;
+
+	for (i = 0; i < d->active_qp; i++) {
+		if (d->rxq[i])
+			fn(d, d->rxq[i], arg);
+		if (d->txq[i])
+			fn(d, d->txq[i], arg);
+	}
+}
+
+static void q_unready(struct vu_dev *d, struct vio_queue *q, void *arg)
+{
+	vio_set_ready(q, false);
+}
+
+static void q_ready(struct vu_dev *d, struct vio_queue *q, void *arg)
+{
+	vio_set_ready(q, true);
+}
+
+static void q_reset(struct vu_dev *d, struct vio_queue *q, void *arg)
+{
+	uint64_t f = d->fe.features;
+
+	vio_queue_reset(q, f & (1ull << VIRTIO_F_IN_ORDER), f & (1ull << VIRTIO_NET_F_MRG_RXBUF));
+}
+
+static int rings_of(struct vu_dev *d, struct vu_fe_ring *r)
+{
+	int n = 0;
+	uint16_t i;
+
+	for (i = 0; i < d->active_qp; i++) {
+		struct vio_queue *qs[2] = { d->rxq[i], d->txq[i] };
+		int k;
+
+		for (k = 0; k < 2; k++) {
+			struct vio_queue *q = qs[k];
+
+			r[n].index = q->vring;
+			r[n].num = q->vq.size;
+			r[n].desc = vqs_addr(q->vq.desc);
+			r[n].avail = vqs_addr(q->vq.avail);
+			r[n].used = vqs_addr(q->vq.used);
+			r[n].kickfd = q->kickfd;
+			r[n].callfd = q->callfd;
+			n++;
+		}
+	}
+	return n;
+}
+
+struct pool_chk {
+	const struct vf_mem_region *regs;
+	int n;
+	bool ok;
+};
+
+static void pool_chunk(struct rte_mempool *mp, void *arg, struct rte_mempool_memhdr *mh,
+		       unsigned int idx)
+{
+	struct pool_chk *c = arg;
+
+	if (vf_mem_find(c->regs, c->n, mh->addr, mh->len) == NULL)
+		c->ok = false;
+}
+
+/* Every buffer we will post must lie in the table we send. */
+static int mem_check(struct vu_dev *d, const struct vf_mem_region *regs, int n)
+{
+	struct pool_chk c = { regs, n, true };
+	uint16_t i;
+
+	for (i = 0; i < d->active_qp; i++) {
+		struct vio_queue *qs[2] = { d->rxq[i], d->txq[i] };
+		int k;
+
+		for (k = 0; k < 2; k++)
+			if (!vf_mem_find(regs, n, qs[k]->mem, vqs_mem_size(qs[k]->vq.size)) ||
+			    (qs[k]->hdrs && !vf_mem_find(regs, n, qs[k]->hdrs,
+							 sizeof(*qs[k]->hdrs) * qs[k]->vq.size)))
+				return -EFAULT;
+	}
+	rte_mempool_mem_iter(d->port->conf.pool, pool_chunk, &c);
+	return c.ok ? 0 : -EFAULT;
+}
+
+/* ---- connection state (control thread) ---- */
+
+static void dev_halt(struct vu_dev *d, bool tell)
+{
+	if (!d->running)
+		return;
+	q_all(d, q_unready, NULL);
+	/* Forwarding cores leave the rings before we take the mbufs back. */
+	vf_sync_wait();
+	if (tell && d->fe.fd >= 0) {
+		struct vu_fe_ring r[2 * VU_MAX_QP];
+
+		if (vu_fe_stop(&d->fe, r, rings_of(d, r)) < 0) {
+			/* Not known to be stopped: hang up so a sane backend
+			 * lets go of the rings before we take the buffers. */
+			VF_WARN("%s: stop: %s: disconnecting", d->port->name, d->fe.err);
+			vf_ctl_del_fd(d->fe.fd);
+			close(d->fe.fd);
+			d->fe.fd = -1;
+			d->negotiated = false;
+		}
+	}
+	/* The backend stopped (GET_VRING_BASE) or is gone: buffers are ours. */
+	q_all(d, q_reset, NULL);
+	d->running = false;
+}
+
+static void dev_detach(struct vu_dev *d, const char *why)
+{
+	bool was_up = d->running;
+
+	dev_halt(d, false);
+	if (d->fe.fd >= 0) {
+		vf_ctl_del_fd(d->fe.fd);
+		close(d->fe.fd);
+		d->fe.fd = -1;
+	}
+	d->negotiated = false;
+	if (was_up)
+		d->link_down++;
+	if (!d->server) {
+		/* A session that ran starts the backoff over; one that never
+		 * got going keeps backing off. */
+		if (was_up || d->retry_ms == 0)
+			d->retry_ms = VU_RETRY_MIN_MS;
+		d->retry_at_ms = now_ms() + d->retry_ms;
+		d->retry_logged = false;
+	}
+	VF_INFO("%s: backend %s: %s", d->port->name, d->server ? "disconnected" : "lost", why);
+}
+
+static void dev_run(struct vu_dev *d)
+{
+	struct vf_mem_region regs[VF_MEM_MAX_REGIONS];
+	struct vu_fe_ring r[2 * VU_MAX_QP];
+	uint16_t i;
+	int n, nr;
+
+	if (d->running || !d->negotiated || !d->started)
+		return;
+	q_all(d, q_reset, NULL);
+	for (i = 0; i < d->active_qp; i++)
+		vio_rx_fill(d->rxq[i]);
+	n = vf_mem_regions(regs, VF_MEM_MAX_REGIONS);
+	if (n < 0 || mem_check(d, regs, n) < 0) {
+		VF_ERR("%s: packet memory cannot be shared with the backend (%s)", d->port->name,
+		       n < 0 ? strerror(-n) : "a ring or the mbuf pool lies outside the DPDK heap regions");
+		d->start_fail++;
+		q_all(d, q_reset, NULL);
+		dev_detach(d, "memory not shareable");
+		return;
+	}
+	nr = rings_of(d, r);
+	if (vu_fe_start(&d->fe, regs, n, r, nr) < 0) {
+		VF_ERR("%s: start: %s", d->port->name, d->fe.err);
+		d->start_fail++;
+		q_all(d, q_reset, NULL);
+		dev_detach(d, "start sequence failed");
+		return;
+	}
+	d->running = true;
+	d->logged_broken = false;
+	q_all(d, q_ready, NULL);
+	VF_INFO("%s: link up (features 0x%" PRIx64 ", protocol 0x%" PRIx64 ", %u queue pairs)",
+		d->port->name, d->fe.features, d->fe.protocol, d->active_qp);
+}
+
+static void on_sock(int fd, uint32_t events, void *arg)
+{
+	struct vu_dev *d = arg;
+	char c;
+	ssize_t r = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+
+	if (r < 0 && (errno == EAGAIN || errno == EINTR) && !(events & (EPOLLHUP | EPOLLERR)))
+		return;
+	/* EOF, error, or a message nobody asked for (we offer no backend
+	 * request channel): the session is over. */
+	dev_detach(d, r == 0 ? "connection closed" : r < 0 ? strerror(errno) : "unexpected message");
+}
+
+static void dev_attach(struct vu_dev *d, int fd)
+{
+	struct vu_fe_want w = { d->want_mrg, d->want_inorder, d->nqp };
+
+	d->fe.fd = fd;
+	d->fe.timeout_ms = VU_REPLY_TIMEOUT_MS;
+	d->connects++;
+	if (vu_fe_negotiate(&d->fe, &w, true) < 0) {
+		VF_ERR("%s: %s", d->port->name, d->fe.err);
+		close(fd);
+		d->fe.fd = -1;
+		return;
+	}
+	d->negotiated = true;
+	if (vf_ctl_add_fd(fd, on_sock, d) < 0) {
+		dev_detach(d, "cannot watch the socket");
+		return;
+	}
+	dev_run(d);
+}
+
+static void on_listen(int fd, uint32_t events, void *arg)
+{
+	struct vu_dev *d = arg;
+	int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+
+	if (c < 0)
+		return;
+	if (d->fe.fd >= 0) {
+		/* One backend at a time; the first keeps its session. */
+		VF_WARN("%s: second backend connection refused", d->port->name);
+		close(c);
+		return;
+	}
+	VF_INFO("%s: backend connected", d->port->name);
+	dev_attach(d, c);
+}
+
+/* server=0: the backend went away; try again, backing off to 8 s.  The
+ * connect does not block (a full backlog is just another failure). */
+static void client_retry(struct vu_dev *d)
+{
+	uint64_t now = now_ms();
+	int fd;
+
+	if (now < d->retry_at_ms)
+		return;
+	fd = vu_sock_connect(d->path, true);
+	if (fd >= 0) {
+		VF_INFO("%s: reconnected to %s", d->port->name, d->path);
+		dev_attach(d, fd);
+	}
+	if (d->fe.fd >= 0) {
+		d->retry_ms = VU_RETRY_MIN_MS;
+		return;
+	}
+	VF_LOG_ONCE(d->retry_logged, VF_LOG_INFO, "%s: backend at %s not back yet, retrying",
+		    d->port->name, d->path);
+	if (d->retry_ms < VU_RETRY_MIN_MS)
+		d->retry_ms = VU_RETRY_MIN_MS;
+	else
+		d->retry_ms = d->retry_ms * 2 > VU_RETRY_MAX_MS ? VU_RETRY_MAX_MS : d->retry_ms * 2;
+	d->retry_at_ms = now + d->retry_ms;
+}
+
+static void on_timer(void *arg)
+{
+	struct vu_dev *d = arg;
+	uint16_t i;
+
+	if (!d->server && d->fe.fd < 0) {
+		client_retry(d);
+		return;
+	}
+	if (!d->running)
+		return;
+	for (i = 0; i < d->active_qp; i++) {
+		if (d->rxq[i]->vq.broken || d->txq[i]->vq.broken) {
+			d->ring_broken++;
+			VF_LOG_ONCE(d->logged_broken, VF_LOG_ERR,
+				    "%s: backend broke vring %u (bad used id/len/idx): port down",
+				    d->port->name, d->rxq[i]->vq.broken ? d->rxq[i]->vring : d->txq[i]->vring);
+			dev_detach(d, "ring broken");
+			return;
+		}
+	}
+}
+
+/* ---- driver ops ---- */
+
+static const struct vf_kvdef vu_keys[] = {
+	{ "path", VF_KV_STR, 0, sizeof(((struct sockaddr_un *)0)->sun_path) - 1, NULL, NULL,
+	  "vhost-user socket of the backend" },
+	{ "queues", VF_KV_UINT, 1, VU_MAX_QP, NULL, "1", "queue pairs (rx and tx queues)" },
+	{ "queue_size", VF_KV_UINT, 16, 32768, NULL, "256", "descriptors per ring (power of 2)" },
+	{ "mac", VF_KV_MAC, 0, 0, NULL, "random", "port MAC address" },
+	{ "mrg_rxbuf", VF_KV_BOOL, 0, 1, NULL, "1", "accept mergeable rx buffers" },
+	{ "in_order", VF_KV_BOOL, 0, 1, NULL, "1", "accept VIRTIO_F_IN_ORDER" },
+	{ "packed_vq", VF_KV_BOOL, 0, 1, NULL, "0", "packed rings (not supported yet: 0 only)" },
+	{ "server", VF_KV_BOOL, 0, 1, NULL, "0",
+	  "1: listen on path and accept the backend (again after it restarts)" },
+	{ NULL, 0, 0, 0, NULL, NULL, NULL },
+};
+
+struct probe_arg {
+	struct vu_dev *d;
+	int fd;
+};
+
+static void do_attach(void *arg)
+{
+	struct probe_arg *a = arg;
+
+	dev_attach(a->d, a->fd);
+}
+
+static void vu_free(struct vu_dev *d)
+{
+	uint16_t i;
+
+	for (i = 0; i < VU_MAX_QP; i++) {
+		struct vio_queue *qs[2] = { d->rxq[i], d->txq[i] };
+		int k;
+
+		for (k = 0; k < 2; k++) {
+			if (qs[k] == NULL)
+				continue;
+			if (qs[k]->kickfd >= 0)
+				close(qs[k]->kickfd);
+			if (qs[k]->callfd >= 0)
+				close(qs[k]->callfd);
+			vio_queue_free(qs[k]);
+			rte_free(qs[k]);
+		}
+		d->rxq[i] = d->txq[i] = NULL;
+	}
+}
+
+static int vu_probe(struct vf_port *port, const struct vf_devargs *da)
+{
+	struct vu_dev *d;
+	uint64_t qs = vf_devargs_uint(da, "queue_size", 256);
+	int rc = -EIO;
+
+	if (!vf_devargs_has(da, "path")) {
+		VF_ERR("%s: virtio_user needs path=SOCKET", port->name);
+		return -EINVAL;
+	}
+	if (vf_devargs_bool(da, "packed_vq", false)) {
+		VF_ERR("%s: packed_vq=1: packed rings are not supported yet", port->name);
+		return -ENOTSUP;
+	}
+	if (qs & (qs - 1)) {
+		VF_ERR("%s: queue_size=%" PRIu64 " is not a power of 2", port->name, qs);
+		return -EINVAL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (d == NULL)
+		return -ENOMEM;
+	d->port = port;
+	snprintf(d->path, sizeof(d->path), "%s", vf_devargs_str(da, "path", ""));
+	d->nqp = (uint16_t)vf_devargs_uint(da, "queues", 1);
+	d->qsize = (uint16_t)qs;
+	d->want_mrg = vf_devargs_bool(da, "mrg_rxbuf", true);
+	d->want_inorder = vf_devargs_bool(da, "in_order", true);
+	d->server = vf_devargs_bool(da, "server", false);
+	d->listenfd = -1;
+	d->fe.fd = -1;
+	d->socket_id = (int)rte_socket_id();
+	if (!vf_devargs_mac(da, "mac", port->mac))
+		rte_eth_random_addr(port->mac);
+	port->max_rxq = port->max_txq = d->nqp;
+	port->priv = d;
+
+	vf_ctl_start();
+	if (d->server) {
+		char err[160];
+		int fd = vu_sock_listen(d->path, err, sizeof(err));
+
+		if (fd < 0) {
+			VF_ERR("%s: %s", port->name, err);
+			rc = fd;
+			goto fail;
+		}
+		d->listenfd = fd;
+		if (vf_ctl_add_fd(fd, on_listen, d) < 0)
+			goto fail;
+		VF_INFO("%s: waiting for a vhost-user backend on %s", port->name, d->path);
+	} else {
+		struct probe_arg a = { d, vu_sock_connect(d->path, false) };
+
+		if (a.fd < 0) {
+			VF_ERR("%s: cannot connect to %s: %s", port->name, d->path, strerror(-a.fd));
+			rc = a.fd;
+			goto fail;
+		}
+		vf_ctl_call(do_attach, &a);
+		if (!d->negotiated) {
+			rc = -EPROTO;
+			goto fail;
+		}
+	}
+	d->timer = vf_ctl_add_timer(VU_CHECK_MS, on_timer, d);
+	if (d->timer < 0)
+		goto fail;
+	return 0;
+fail:
+	port->priv = NULL;
+	if (d->listenfd >= 0) {
+		vf_ctl_del_fd(d->listenfd);
+		close(d->listenfd);
+		unlink(d->path);
+	}
+	if (d->fe.fd >= 0) {
+		vf_ctl_del_fd(d->fe.fd);
+		close(d->fe.fd);
+	}
+	free(d);
+	return rc;
+}
+
+static int q_new(struct vu_dev *d, struct vio_queue **qp, bool rx, uint16_t vring)
+{
+	struct vio_queue *q = rte_zmalloc_socket("vio_queue", sizeof(*q), RTE_CACHE_LINE_SIZE,
+						 d->socket_id);
+
+	if (q == NULL || vio_queue_alloc(q, d->qsize, rx, d->socket_id) < 0) {
+		rte_free(q);
+		return -ENOMEM;
+	}
+	q->port_id = d->port->id;
+	q->vring = vring;
+	/* Real eventfds: DPDK vhost needs a kick and a call fd per ring
+	 * before it starts.  We never read the call fd (calls are
+	 * suppressed, we poll). */
+	q->kickfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	q->callfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	*qp = q;
+	if (q->kickfd < 0 || q->callfd < 0)
+		return -errno;
+	return 0;
+}
+
+struct cfg_arg {
+	struct vu_dev *d;
+	const struct vf_port_conf *conf;
+	int rc;
+};
+
+static void do_configure(void *arg)
+{
+	struct cfg_arg *a = arg;
+	struct vu_dev *d = a->d;
+	uint16_t np = a->conf->nb_rxq > a->conf->nb_txq ? a->conf->nb_rxq : a->conf->nb_txq;
+	uint16_t i;
+
+	if (np == 0 || np > d->nqp) {
+		VF_ERR("%s: %u queues asked, queues=%u", d->port->name, np, d->nqp);
+		a->rc = -EINVAL;
+		return;
+	}
+	if (vio_rx_pool_check(a->conf->pool, d->want_mrg) < 0) {
+		VF_ERR("%s: mbufs too small for a frame (mrg_rxbuf=0 needs 1514 bytes per buffer)",
+		       d->port->name);
+		a->rc = -EINVAL;
+		return;
+	}
+	vu_free(d);
+	d->active_qp = 0;
+	for (i = 0; i < np; i++) {
+		if (q_new(d, &d->rxq[i], true, 2 * i) < 0 || q_new(d, &d->txq[i], false, 2 * i + 1) < 0) {
+			vu_free(d);
+			a->rc = -ENOMEM;
+			return;
+		}
+		d->rxq[i]->pool = a->conf->pool;
+	}
+	d->active_qp = np;
+	a->rc = 0;
+}
+
+static int vu_configure(struct vf_port *port, const struct vf_port_conf *conf)
+{
+	struct cfg_arg a = { port->priv, conf, 0 };
+
+	vf_ctl_call(do_configure, &a);
+	return a.rc;
+}
+
+static void do_start(void *arg)
+{
+	struct vu_dev *d = arg;
+
+	d->started = true;
+	dev_run(d);
+}
+
+static int vu_start(struct vf_port *port)
+{
+	struct vu_dev *d = port->priv;
+	uint16_t i;
+
+	for (i = 0; i < VF_MAX_QUEUES; i++) {
+		port->rxq[i] = i < d->active_qp ? d->rxq[i] : NULL;
+		port->txq[i] = i < d->active_qp ? d->txq[i] : NULL;
+	}
+	port->rx_burst = vio_rx_burst;
+	port->tx_burst = vio_tx_burst;
+	/* Without a backend yet the queues are simply not ready (bursts
+	 * move nothing) until one connects. */
+	vf_ctl_call(do_start, d);
+	return 0;
+}
+
+static void do_stop(void *arg)
+{
+	struct vu_dev *d = arg;
+
+	dev_halt(d, true);
+	d->started = false;
+}
+
+static void vu_stop(struct vf_port *port)
+{
+	struct vu_dev *d = port->priv;
+
+	vf_ctl_call(do_stop, d);
+	port->rx_burst = vf_port_rx_none;
+	port->tx_burst = vf_port_tx_none;
+}
+
+static void do_close(void *arg)
+{
+	struct vu_dev *d = arg;
+
+	dev_halt(d, true);
+	d->started = false;
+	if (d->fe.fd >= 0) {
+		vf_ctl_del_fd(d->fe.fd);
+		close(d->fe.fd);
+		d->fe.fd = -1;
+	}
+	if (d->listenfd >= 0) {
+		vf_ctl_del_fd(d->listenfd);
+		close(d->listenfd);
+		unlink(d->path);
+		d->listenfd = -1;
+	}
+	if (d->timer > 0)
+		vf_ctl_del_timer(d->timer);
+	d->timer = 0;
+}
+
+static void vu_close(struct vf_port *port)
+{
+	struct vu_dev *d = port->priv;
+
+	if (d == NULL)
+		return;
+	vf_ctl_call(do_close, d);
+	vu_free(d);
+	free(d);
+	port->priv = NULL;
+}
+
+static void vu_link_get(struct vf_port *port, struct vf_link *link)
+{
+	struct vu_dev *d = port->priv;
+
+	link->up = d->running;
+	link->speed_mbps = 0;
+}
+
+static void vu_stats_get(struct vf_port *port, struct vf_port_stats *st)
+{
+	struct vu_dev *d = port->priv;
+	uint16_t i;
+
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < d->active_qp; i++) {
+		const struct vio_qstats *r = &d->rxq[i]->st, *t = &d->txq[i]->st;
+
+		st->ipackets += r->packets;
+		st->ibytes += r->bytes;
+		st->ierrors += r->errors;
+		st->rx_nombuf += r->nombuf;
+		st->opackets += t->packets;
+		st->obytes += t->bytes;
+		st->oerrors += t->errors;
+	}
+}
+
+static void vu_stats_reset(struct vf_port *port)
+{
+	struct vu_dev *d = port->priv;
+	uint16_t i;
+
+	for (i = 0; i < d->active_qp; i++) {
+		memset(&d->rxq[i]->st, 0, sizeof(d->rxq[i]->st));
+		memset(&d->txq[i]->st, 0, sizeof(d->txq[i]->st));
+	}
+}
+
+static int vu_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned int n)
+{
+	struct vu_dev *d = port->priv;
+	uint64_t v[12] = { d->link_down, d->connects, d->ring_broken, d->start_fail };
+	static const char *const names[12] = {
+		"link_down_events", "backend_connects", "ring_broken", "start_failures",
+		"used_bad_id", "used_bad_len", "used_idx_jump", "rx_bad_len", "rx_bad_hdr",
+		"rx_kicks", "tx_kicks", "rx_nombuf",
+	};
+	unsigned int i;
+
+	for (i = 0; i < d->active_qp; i++) {
+		const struct vio_queue *r = d->rxq[i], *t = d->txq[i];
+
+		v[4] += r->vq.err[VQS_ERR_BAD_ID] + t->vq.err[VQS_ERR_BAD_ID];
+		v[5] += r->vq.err[VQS_ERR_BAD_LEN] + t->vq.err[VQS_ERR_BAD_LEN];
+		v[6] += r->vq.err[VQS_ERR_IDX_JUMP] + t->vq.err[VQS_ERR_IDX_JUMP];
+		v[7] += r->st.bad_len;
+		v[8] += r->st.bad_hdr;
+		v[9] += r->st.kicks;
+		v[10] += t->st.kicks;
+		v[11] += r->st.nombuf;
+	}
+	for (i = 0; i < 12 && i < n; i++) {
+		snprintf(xs[i].name, sizeof(xs[i].name), "%s", names[i]);
+		xs[i].value = v[i];
+	}
+	return 12;
+}
+
+static void vu_info(struct vf_port *port, struct vf_out *o)
+{
+	struct vu_dev *d = port->priv;
+
+	vf_out_str(o, "path", d->path);
+	vf_out_bool(o, "server", d->server);
+	vf_out_bool(o, "connected", d->fe.fd >= 0);
+	vf_out_u64(o, "queue_pairs", d->nqp);
+	vf_out_u64(o, "queue_size", d->qsize);
+	vf_out_strf(o, "features", "0x%" PRIx64, d->fe.features);
+	vf_out_strf(o, "protocol_features", "0x%" PRIx64, d->fe.protocol);
+	vf_out_bool(o, "in_order", d->fe.features & (1ull << VIRTIO_F_IN_ORDER));
+	vf_out_bool(o, "mrg_rxbuf", d->fe.features & (1ull << VIRTIO_NET_F_MRG_RXBUF));
+}
+
+static void vu_ring_info(struct vf_port *port, struct vf_out *o)
+{
+	struct vu_dev *d = port->priv;
+	uint16_t i;
+	int k;
+
+	vf_out_arr_begin(o, "rings");
+	for (i = 0; i < d->active_qp; i++) {
+		for (k = 0; k < 2; k++) {
+			const struct vio_queue *q = k ? d->txq[i] : d->rxq[i];
+
+			vf_out_obj_begin(o, NULL);
+			vf_out_u64(o, "vring", q->vring);
+			vf_out_str(o, "dir", q->rx ? "rx" : "tx");
+			vf_out_u64(o, "size", q->vq.size);
+			vf_out_u64(o, "avail_idx", q->vq.avail_idx);
+			vf_out_u64(o, "used_idx", q->vq.used_idx);
+			vf_out_u64(o, "free", q->vq.nfree);
+			vf_out_u64(o, "inflight", q->vq.inflight);
+			vf_out_bool(o, "broken", q->vq.broken);
+			vf_out_obj_end(o);
+		}
+	}
+	vf_out_arr_end(o);
+}
+
+static const struct vf_driver vu_driver = {
+	.name = "virtio_user",
+	.help = "virtio-net device over vhost-user (front-end; split rings)",
+	.keys = vu_keys,
+	.probe = vu_probe,
+	.configure = vu_configure,
+	.start = vu_start,
+	.stop = vu_stop,
+	.close = vu_close,
+	.link_get = vu_link_get,
+	.stats_get = vu_stats_get,
+	.stats_reset = vu_stats_reset,
+	.xstats_get = vu_xstats_get,
+	.info = vu_info,
+	.ring_info = vu_ring_info,
+};
+
+VF_DRIVER_REGISTER(vu_driver);

@@ -1,0 +1,118 @@
+"""Ours <-> ours: vfwd's virtio_user port against vhostd, in the matrix of the
+DPDK interop tests (default, in_order=0, mrg_rxbuf=0, queues=2, and
+virtio_user server=1 with vhostd --client).  Both sides are driven through
+their shells on a pipe; a known number of packets goes each way and arrives
+exactly, bytes checked."""
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from vftest import binary, check, tmpdir  # noqa: E402
+
+vfwd, vhostd = binary("vfwd"), binary("vhostd")
+N = 1000
+
+
+class Sh:
+    def __init__(self, argv):
+        self.argv = argv
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, bufsize=1)
+
+    def cmd(self, line):
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+
+    def json(self, line):
+        self.cmd(line + " json")
+        out = self.p.stdout.readline()
+        if not out:
+            self.p.kill()
+            check(False, f"{self.argv[0]} died: {self.p.stderr.read()}")
+        return json.loads(out)
+
+    def port(self, pid=0):
+        return self.json(f"show port stats {pid}")["ports"][0]
+
+    def link_up(self):
+        return self.json("show port info 0")["ports"][0]["link"] == "up"
+
+    def stop_fwd(self):
+        """stop prints the forward statistics (text): read through them."""
+        self.cmd("stop")
+        for marker in ("total:", "dropped"):
+            while marker not in self.p.stdout.readline():
+                pass
+
+    def quit(self):
+        self.cmd("quit")
+        out, err = self.p.communicate(timeout=60)
+        check(self.p.returncode == 0, f"{self.argv[0]} exit {self.p.returncode}: {err}")
+
+
+def wait(cond, what, timeout=60):
+    end = time.time() + timeout
+    while time.time() < end:
+        if cond():
+            return
+        time.sleep(0.1)
+    check(False, f"timed out: {what}")
+
+
+def case(name, vu_extra, vh_extra, q=1, size1=100, size2=1400):
+    d = tmpdir()
+    sock = os.path.join(d, "vh.sock")
+    qargs = ["--rxq", str(q), "--txq", str(q)] if q > 1 else []
+    vh_first = "--client" not in vh_extra
+    vh_argv = [vhostd, "-l", "0-1", "--iface", sock, "--count", str(N), "--txpkts", str(size2)] + vh_extra
+    vu_argv = [vfwd, "-l", "0-1", "--port", f"virtio_user,path={sock}{vu_extra}",
+               "--count", str(N), "--txpkts", str(size1)] + qargs
+    if vh_first:
+        vh = Sh(vh_argv)
+        vh.json("show config rxtx")           # up and listening
+        vu = Sh(vu_argv)
+    else:
+        vu = Sh(vu_argv)
+        vu.json("show config rxtx")
+        vh = Sh(vh_argv)
+    wait(lambda: vh.link_up() and vu.link_up(), f"{name}: links up")
+    # virtio_user -> vhostd
+    vh.cmd("set fwd rxonly")
+    vh.cmd("start")
+    vu.cmd("set fwd txonly")
+    vu.cmd("start")
+    wait(lambda: vh.port()["ipackets"] >= N * q, f"{name}: vhostd got {N * q}")
+    vu.stop_fwd()
+    time.sleep(0.2)
+    got, sent = vh.port(), vu.port()
+    check(sent["opackets"] == N * q and got["ipackets"] == N * q and got["ibytes"] == N * q * size1,
+          f"{name}: vfwd sent {sent['opackets']}, vhostd got {got['ipackets']} pkts {got['ibytes']} B")
+    vh.stop_fwd()
+    # vhostd -> virtio_user
+    vu.cmd("clear port stats all")
+    vu.cmd("set fwd rxonly")
+    vu.cmd("start")
+    vh.cmd("clear port stats all")
+    vh.cmd("set fwd txonly")
+    vh.cmd("start")
+    wait(lambda: vu.port()["ipackets"] >= N * q, f"{name}: vfwd got {N * q}")
+    vh.stop_fwd()
+    time.sleep(0.2)
+    got, sent = vu.port(), vh.port()
+    check(sent["opackets"] == N * q and got["ipackets"] == N * q and got["ibytes"] == N * q * size2,
+          f"{name}: vhostd sent {sent['opackets']}, vfwd got {got['ipackets']} pkts {got['ibytes']} B")
+    vu.stop_fwd()
+    vu.quit()
+    vh.quit()
+    print(f"{name}: ok")
+
+
+case("default", "", [])
+case("in_order0", ",in_order=0", [])
+case("mrg_rxbuf0", ",mrg_rxbuf=0", [])
+case("queues2", ",queues=2", ["--queues", "2"], q=2)
+case("server", ",server=1", ["--client"])
+print("ok")
