@@ -57,9 +57,11 @@ run() {	# $1: backend function, $2: devargs
     wait "$BPID" 2>/dev/null || true
     BPID=
 }
-printf "%-10s %10s %10s %7s\n" variant vhostd_Mpps dpdk_Mpps ratio
-for v in "split:,in_order=0,mrg_rxbuf=0" "in-order:,in_order=1,mrg_rxbuf=0" \
-         "mergeable:,in_order=0,mrg_rxbuf=1"; do
+# bench/vhost_packed.sh sets other variants (name:devargs, space-separated)
+VARIANTS=${VHB_VARIANTS:-"split:,in_order=0,mrg_rxbuf=0 in-order:,in_order=1,mrg_rxbuf=0 \
+mergeable:,in_order=0,mrg_rxbuf=1"}
+printf "%-18s %10s %10s %7s\n" variant vhostd_Mpps dpdk_Mpps ratio
+for v in $VARIANTS; do
     name=${v%%:*}; args=${v#*:}
     o=0; d=0; k=0
     while [ $k -lt "$ROUNDS" ]; do
@@ -68,5 +70,5 @@ for v in "split:,in_order=0,mrg_rxbuf=0" "in-order:,in_order=1,mrg_rxbuf=0" \
         k=$((k + 1))
     done
     r=$(python3 -c "print('%.2f' % ($o/$d) if $d else 'n/a')")
-    printf "%-10s %10s %10s %7s\n" "$name" "$o" "$d" "$r"
+    printf "%-18s %10s %10s %7s\n" "$name" "$o" "$d" "$r"
 done

@@ -21,6 +21,7 @@
 /* What we offer: protocols.md §1.6, §2.1; no bit we do not implement. */
 #define VH_FEATURES ((1ull << VIRTIO_F_VERSION_1) | (1ull << VIRTIO_NET_F_MRG_RXBUF) | \
 		     (1ull << VIRTIO_F_IN_ORDER) | (1ull << VIRTIO_RING_F_INDIRECT_DESC) | \
+		     (1ull << VIRTIO_F_RING_PACKED) | \
 		     (1ull << VIRTIO_RING_F_EVENT_IDX) | (1ull << VIRTIO_NET_F_MQ) | \
 		     (1ull << VHOST_USER_F_PROTOCOL_FEATURES))
 #define VH_PROTOCOL_FEATURES ((1ull << VHOST_USER_PROTOCOL_F_MQ) | \

@@ -77,8 +77,8 @@ static int vhost_start(struct vf_port *port)
 		port->rxq[q] = &dev->vq[2 * q + 1];
 		port->txq[q] = &dev->vq[2 * q];
 	}
-	port->rx_burst = vh_split_dequeue;
-	port->tx_burst = vh_split_enqueue;
+	port->rx_burst = vh_vq_dequeue;
+	port->tx_burst = vh_vq_enqueue;
 	return 0;
 }
 
@@ -218,6 +218,10 @@ static void vhost_ring_info(struct vf_port *port, struct vf_out *o)
 		vf_out_u64(o, "size", vq->size);
 		vf_out_u64(o, "last_avail", vq->last_avail);
 		vf_out_u64(o, "last_used", vq->last_used);
+		if (vq->packed) {
+			vf_out_bool(o, "avail_wrap", vq->avail_wrap);
+			vf_out_bool(o, "used_wrap", vq->used_wrap);
+		}
 		vf_out_bool(o, "ready", vq->ready);
 		vf_out_bool(o, "enabled", vq->enabled);
 		vf_out_bool(o, "broken", vq->dp_broken);

@@ -123,6 +123,7 @@ static int h_set_features(struct vh_ctx *c)
 		vq->event_idx = f & (1ull << VIRTIO_RING_F_EVENT_IDX);
 		vq->mrg_rxbuf = f & (1ull << VIRTIO_NET_F_MRG_RXBUF);
 		vq->in_order = f & (1ull << VIRTIO_F_IN_ORDER);
+		vq->packed = f & (1ull << VIRTIO_F_RING_PACKED);
 		vq->hdr_len = (f & ((1ull << VIRTIO_NET_F_MRG_RXBUF) |
 				    (1ull << VIRTIO_F_VERSION_1))) ? 12 : 10;
 		/* Without bit 30 rings are enabled from the start; never
@@ -164,7 +165,9 @@ static int h_set_mem_table(struct vh_ctx *c)
 		vq->desc = NULL;
 		vq->avail = NULL;
 		vq->used = NULL;
-		if (vq->addr_ok && vh_split_map(vq, &dev->mem, &w) != 0) {
+		vq->pdesc = NULL;
+		vq->drv_ev = vq->dev_ev = NULL;
+		if (vq->addr_ok && vh_vq_map(vq, &dev->mem, &w) != 0) {
 			vq->addr_ok = false;
 			VF_WARN("%s: vring %u: %s after SET_MEM_TABLE", dev->name, i, w);
 		}
@@ -199,7 +202,7 @@ static int h_set_vring_addr(struct vh_ctx *c)
 	if (!vq->num_set)
 		return reject(c, "SET_VRING_ADDR before SET_VRING_NUM");
 	vq->addr = c->msg->p.addr;
-	if (vh_split_map(vq, &c->dev->mem, &why) != 0) {
+	if (vh_vq_map(vq, &c->dev->mem, &why) != 0) {
 		vq->addr_ok = false;
 		return reject(c, "SET_VRING_ADDR vring %u: %s", vq->idx, why);
 	}
@@ -211,8 +214,17 @@ static int h_set_vring_base(struct vh_ctx *c)
 {
 	if (c->vq->ready)
 		return reject(c, "SET_VRING_BASE on running vring %u", c->vq->idx);
+	uint32_t num = c->msg->p.state.num;
+
+	if (c->dev->features & (1ull << VIRTIO_F_RING_PACKED)) {
+		/* packed: bits 0-14 avail slot, bit 15 its wrap counter; the
+		 * used position restarts there (§1.3, pitfall 11) */
+		c->vq->last_avail = num & 0x7fff;
+		c->vq->avail_wrap = num & 0x8000;
+		return 0;
+	}
 	/* split: bits 0-15 are the next avail index (§1.3) */
-	c->vq->last_avail = (uint16_t)c->msg->p.state.num;
+	c->vq->last_avail = (uint16_t)num;
 	return 0;
 }
 
@@ -223,7 +235,8 @@ static int h_get_vring_base(struct vh_ctx *c)
 	/* Stops the ring; the index is reported as it was (pitfall 9). */
 	stop_rings(c->dev, vq->idx);
 	c->reply->p.state.index = vq->idx;
-	c->reply->p.state.num = vq->last_avail;
+	c->reply->p.state.num = vq->packed ?
+		(uint32_t)(vq->last_avail | (vq->avail_wrap ? 0x8000 : 0)) : vq->last_avail;
 	c->reply_size = sizeof(struct vhost_vring_state);
 	close_fd(&vq->kickfd);
 	int old = __atomic_exchange_n(&vq->callfd, -1, __ATOMIC_ACQ_REL);
@@ -576,12 +589,12 @@ void vh_dev_update(struct vh_dev *dev)
 			continue;
 		}
 		/* Features may have changed the lengths since SET_VRING_ADDR. */
-		if (vh_split_map(vq, &dev->mem, &why) != 0) {
+		if (vh_vq_map(vq, &dev->mem, &why) != 0) {
 			VF_WARN("%s: vring %u: %s", dev->name, i, why);
 			vq->addr_ok = false;
 			continue;
 		}
-		vh_split_start(vq);
+		vh_vq_start(vq);
 		/* Release: the ring set-up above is visible to the core that
 		 * sees ready. */
 		__atomic_store_n(&vq->ready, true, __ATOMIC_RELEASE);
@@ -595,6 +608,10 @@ void vh_dev_update(struct vh_dev *dev)
 		__atomic_store_n(&dev->link_up, up, __ATOMIC_RELEASE);
 		dev->link_changes++;
 		VF_INFO("%s: link %s", dev->name, up ? "up" : "down");
+		if (up)
+			VF_INFO("%s: %s virtqueues, features 0x%llx", dev->name,
+				dev->vq[0].packed ? "packed" : "split",
+				(unsigned long long)dev->features);
 	}
 }
 
@@ -611,6 +628,9 @@ void vh_dev_disconnect(struct vh_dev *dev)
 		vq->used = NULL;
 		vq->size = vq->mask = 0;
 		vq->last_avail = vq->last_used = 0;
+		vq->avail_wrap = vq->used_wrap = true;
+		vq->pdesc = NULL;
+		vq->drv_ev = vq->dev_ev = NULL;
 		vq->num_set = vq->addr_ok = vq->kick_set = vq->call_set = false;
 		vq->enabled = false;
 		vq->dp_broken = false;

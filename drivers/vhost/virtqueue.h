@@ -3,7 +3,8 @@
  * only while `ready` is set (acquire), and the control thread clears it and
  * calls vf_sync_wait() before changing anything the data path uses.
  *
- * Split rings live in virtqueue_split.c; a packed variant sits beside it. */
+ * Split rings live in virtqueue_split.c, packed rings (VIRTIO_F_RING_PACKED)
+ * in virtqueue_packed.c; vh_vq_*() pick one by the negotiated features. */
 #ifndef VH_VIRTQUEUE_H
 #define VH_VIRTQUEUE_H
 
@@ -12,6 +13,7 @@
 
 #include <linux/virtio_ring.h>
 #include <rte_mbuf.h>
+#include <rte_memcpy.h>
 #include <rte_mempool.h>
 
 #include "vhost_mem.h"
@@ -41,6 +43,8 @@ enum vh_walk_err {
 	VH_WALK_DIRECTION = -6,		/* readable after writable, wrong direction */
 	VH_WALK_TOO_MANY = -7,		/* more than VH_MAX_SEGS segments: drop only */
 	VH_WALK_TOO_LONG = -8,		/* total length over 4 GiB: drop only */
+	VH_WALK_ID = -9,		/* packed: buffer id >= ring size */
+	VH_WALK_FLAGS = -10,		/* packed: chain element not available in this lap */
 };
 
 struct vh_seg {
@@ -60,9 +64,16 @@ struct vh_vq {
 	struct vring_desc *desc;
 	struct vring_avail *avail;
 	struct vring_used *used;
+	/* packed rings: descriptor ring, driver and device event areas */
+	struct vring_packed_desc *pdesc;
+	struct vring_packed_desc_event *drv_ev, *dev_ev;
 	uint16_t size, mask;
-	uint16_t last_avail;	/* next avail slot we read (free-running) */
-	uint16_t last_used;	/* next used slot we write (free-running) */
+	/* split: next avail slot we read (free-running); packed: ring slot */
+	uint16_t last_avail;
+	/* split: next used slot we write (free-running); packed: ring slot */
+	uint16_t last_used;
+	bool avail_wrap, used_wrap;	/* packed wrap counters (start at 1) */
+	bool packed;		/* VIRTIO_F_RING_PACKED negotiated */
 	bool ready;		/* atomic: the data path may touch the ring */
 	bool dp_broken;		/* set by the data path on a structure error */
 	bool event_idx, mrg_rxbuf, in_order;
@@ -83,6 +94,64 @@ struct vh_vq {
 	struct vhost_vring_addr addr;	/* as received */
 	struct vh_vq_stats base;	/* stats_reset snapshot */
 };
+
+/* Appends [addr, addr+len) of the front-end's memory to c, split at region
+ * ends.  Returns VH_WALK_OK, VH_WALK_ADDR, or VH_WALK_TOO_MANY (segments
+ * beyond VH_MAX_SEGS are not stored; the caller keeps walking then drops). */
+static inline int vh_chain_add(const struct vh_mem *mem, uint64_t addr, uint64_t left,
+			       struct vh_chain *c)
+{
+	int rc = 0;
+
+	while (left) {
+		uint64_t part = left;
+		uint8_t *p = vh_gpa_part(mem, addr, &part);
+
+		if (!p)
+			return -4;	/* VH_WALK_ADDR */
+		if (c->nseg == VH_MAX_SEGS)
+			rc = -7;	/* VH_WALK_TOO_MANY */
+		else
+			c->seg[c->nseg++] = (struct vh_seg){ p, (uint32_t)part };
+		addr += part;	/* cannot wrap: regions do not */
+		left -= part;
+	}
+	return rc;
+}
+
+struct vh_cursor {
+	const struct vh_chain *c;
+	unsigned int s;
+	uint32_t off;
+};
+
+/* The caller made sure the segments hold len more bytes. */
+static inline void vh_cursor_write(struct vh_cursor *cu, const void *src, uint32_t len)
+{
+	const uint8_t *p = src;
+
+	while (len) {
+		const struct vh_seg *g = &cu->c->seg[cu->s];
+		uint32_t l = RTE_MIN(len, g->len - cu->off);
+
+		rte_memcpy(g->p + cu->off, p, l);
+		p += l;
+		len -= l;
+		cu->off += l;
+		if (cu->off == g->len) {
+			cu->s++;
+			cu->off = 0;
+		}
+	}
+}
+
+/* Shared by both ring layouts (virtqueue_split.c). */
+const char *vh_walk_err_str(int rc);
+void vh_vq_break(struct vh_vq *vq, const char *why);
+/* Copies a dequeued chain minus the virtio-net header into m; 0 or -1
+ * (m reset for reuse). */
+int vh_chain_to_mbuf(struct vh_vq *vq, const struct vh_chain *c, uint32_t clen,
+		     struct rte_mbuf *m);
 
 /* Walks the chain starting at head (following one level of indirect table)
  * and appends its host segments to c (from c->nseg on); *len gets the
@@ -106,5 +175,34 @@ int vh_split_map(struct vh_vq *vq, const struct vh_mem *mem, const char **why);
 
 /* (Re)start bookkeeping from the ring in memory (protocols.md §1.9). */
 void vh_split_start(struct vh_vq *vq);
+
+/* Packed rings (virtqueue_packed.c).  The walk starts at ring slot `slot`
+ * whose head the caller found available in lap `wrap` (flags acquired);
+ * it follows NEXT through consecutive slots (each must be available in
+ * the same lap), or one indirect table.  *id gets the buffer id (from the
+ * last descriptor), *ndesc the ring slots the chain occupies.  Same
+ * segment and bounds rules as vh_split_walk(). */
+int vh_packed_walk(const struct vh_vq *vq, uint16_t slot, bool wrap, bool want_write,
+		   struct vh_chain *c, uint32_t *len, uint16_t *id, uint16_t *ndesc);
+uint16_t vh_packed_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n);
+uint16_t vh_packed_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n);
+int vh_packed_map(struct vh_vq *vq, const struct vh_mem *mem, const char **why);
+void vh_packed_start(struct vh_vq *vq);
+
+/* Layout-independent entry points (the port's burst functions). */
+uint16_t vh_vq_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n);
+uint16_t vh_vq_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n);
+static inline int vh_vq_map(struct vh_vq *vq, const struct vh_mem *mem, const char **why)
+{
+	return vq->packed ? vh_packed_map(vq, mem, why) : vh_split_map(vq, mem, why);
+}
+
+static inline void vh_vq_start(struct vh_vq *vq)
+{
+	if (vq->packed)
+		vh_packed_start(vq);
+	else
+		vh_split_start(vq);
+}
 
 #endif

@@ -96,7 +96,7 @@ int vh_split_walk(const struct vh_vq *vq, uint16_t head, bool want_write,
 	return VH_WALK_OK;
 }
 
-static const char *walk_err_str(int rc)
+const char *vh_walk_err_str(int rc)
 {
 	switch (rc) {
 	case VH_WALK_HEAD_RANGE: return "descriptor head index out of range";
@@ -105,13 +105,15 @@ static const char *walk_err_str(int rc)
 	case VH_WALK_ADDR: return "descriptor address outside the shared memory";
 	case VH_WALK_INDIRECT: return "bad indirect descriptor table";
 	case VH_WALK_DIRECTION: return "descriptor direction out of order";
+	case VH_WALK_ID: return "buffer id out of range";
+	case VH_WALK_FLAGS: return "descriptor flags do not match the wrap counter";
 	default: return "bad descriptor chain";
 	}
 }
 
 /* Structure errors stop this ring until the front-end reconnects
  * (hardening.md P6); other rings keep going. */
-static void vq_break(struct vh_vq *vq, const char *why)
+void vh_vq_break(struct vh_vq *vq, const char *why)
 {
 	vq->dp_broken = true;
 	vq->st.broken++;
@@ -227,7 +229,7 @@ static int chain_copy(struct vh_vq *vq, const struct vh_chain *c,
 	return 0;
 }
 
-static int chain_to_mbuf(struct vh_vq *vq, const struct vh_chain *c,
+int vh_chain_to_mbuf(struct vh_vq *vq, const struct vh_chain *c,
 			 uint32_t clen, struct rte_mbuf *m)
 {
 	if (chain_copy(vq, c, clen, m) == 0)
@@ -255,7 +257,7 @@ uint16_t vh_split_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 	if (cnt == 0)
 		return 0;
 	if (cnt > vq->size) {
-		vq_break(vq, "avail index moved by more than the ring size");
+		vh_vq_break(vq, "avail index moved by more than the ring size");
 		return 0;
 	}
 	cnt = RTE_MIN(cnt, n);
@@ -276,11 +278,11 @@ uint16_t vh_split_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 		c.nseg = 0;
 		rc = vh_split_walk(vq, head, false, &c, &clen);
 		if (rc < 0 && rc > VH_WALK_TOO_MANY) {
-			vq_break(vq, walk_err_str(rc));
+			vh_vq_break(vq, vh_walk_err_str(rc));
 			break;
 		}
 		vq->last_avail++;
-		if (rc == 0 && chain_to_mbuf(vq, &c, clen, pkts[got]) == 0) {
+		if (rc == 0 && vh_chain_to_mbuf(vq, &c, clen, pkts[got]) == 0) {
 			bytes += pkts[got]->pkt_len;
 			got++;
 		} else {
@@ -308,32 +310,6 @@ struct vh_buf {
 	uint16_t head;
 	uint32_t len;	/* capacity of this buffer */
 };
-
-struct vh_cursor {
-	const struct vh_chain *c;
-	unsigned int s;
-	uint32_t off;
-};
-
-/* The caller made sure the segments hold len more bytes. */
-static inline void cursor_write(struct vh_cursor *cu, const void *src, uint32_t len)
-{
-	const uint8_t *p = src;
-
-	while (len) {
-		const struct vh_seg *g = &cu->c->seg[cu->s];
-		uint32_t l = RTE_MIN(len, g->len - cu->off);
-
-		rte_memcpy(g->p + cu->off, p, l);
-		p += l;
-		len -= l;
-		cu->off += l;
-		if (cu->off == g->len) {
-			cu->s++;
-			cu->off = 0;
-		}
-	}
-}
 
 enum { ENQ_OK, ENQ_FULL, ENQ_DROP, ENQ_BROKEN };
 
@@ -363,7 +339,7 @@ static int enqueue_one(struct vh_vq *vq, struct rte_mbuf *m, uint16_t avail_idx,
 		if (rc == VH_WALK_TOO_MANY)
 			return ENQ_DROP;
 		if (rc < 0) {
-			vq_break(vq, walk_err_str(rc));
+			vh_vq_break(vq, vh_walk_err_str(rc));
 			return ENQ_BROKEN;
 		}
 		bufs[nb].head = head;
@@ -378,9 +354,9 @@ static int enqueue_one(struct vh_vq *vq, struct rte_mbuf *m, uint16_t avail_idx,
 	struct virtio_net_hdr_mrg_rxbuf hdr = { .num_buffers = vq->mrg_rxbuf ? nb : 1 };
 	struct vh_cursor cu = { .c = &c };
 
-	cursor_write(&cu, &hdr, vq->hdr_len);
+	vh_cursor_write(&cu, &hdr, vq->hdr_len);
 	for (const struct rte_mbuf *s = m; s; s = s->next)
-		cursor_write(&cu, rte_pktmbuf_mtod(s, const void *), s->data_len);
+		vh_cursor_write(&cu, rte_pktmbuf_mtod(s, const void *), s->data_len);
 
 	uint32_t left = need;
 	uint16_t u = *used_idx;
@@ -410,7 +386,7 @@ uint16_t vh_split_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n)
 		return 0;
 	avail_idx = vf_load_acq16(&vq->avail->idx);
 	if ((uint16_t)(avail_idx - vq->last_avail) > vq->size) {
-		vq_break(vq, "avail index moved by more than the ring size");
+		vh_vq_break(vq, "avail index moved by more than the ring size");
 		return 0;
 	}
 	if (avail_idx == vq->last_avail) {

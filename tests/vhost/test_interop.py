@@ -22,6 +22,14 @@ CONFIGS = {
     "mrg_rxbuf1": ("mrg_rxbuf=1", 1, False, 1500, 1),
     "queues2": ("queues=2,cq=1", 2, False, 64, 1),
     "client": ("server=1", 1, True, 64, 2),
+    # packed virtqueues (VIRTIO_F_RING_PACKED)
+    "packed": ("packed_vq=1", 1, False, 64, 2),
+    "packed_in_order0_mrg0": ("packed_vq=1,in_order=0,mrg_rxbuf=0", 1, False, 64, 1),
+    "packed_in_order0_mrg1": ("packed_vq=1,in_order=0,mrg_rxbuf=1", 1, False, 1500, 1),
+    "packed_in_order1_mrg0": ("packed_vq=1,in_order=1,mrg_rxbuf=0", 1, False, 64, 1),
+    "packed_in_order1_mrg1": ("packed_vq=1,in_order=1,mrg_rxbuf=1", 1, False, 1500, 1),
+    "packed_queues2": ("packed_vq=1,queues=2,cq=1", 2, False, 64, 1),
+    "packed_client": ("packed_vq=1,server=1", 1, True, 64, 2),
 }
 
 
@@ -83,6 +91,10 @@ def echo(name):
             # the front-end left: link down, then the next one is served
             vt.wait_for(lambda: link(vh) == "down", "vhostd link down")
         doc = vh.finish()
+        # the ring layout both sides agreed on, once per session
+        kind = "packed" if "packed_vq=1" in vdev else "split"
+        vt.expect_eq("sessions with %s virtqueues" % kind,
+                     vh.stderr().count(": %s virtqueues, features" % kind), sessions, [vh])
         p = vh.port(doc)
         vt.expect_eq("vhostd ipackets", p["ipackets"], total, [vh])
         vt.expect_eq("vhostd ibytes", p["ibytes"], total * flen, [vh])

@@ -136,7 +136,9 @@ static void negotiate(struct fx *f, uint64_t features)
 		struct vhost_vring_addr a = ring_addr(i);
 
 		assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_NUM, i, 256), 0);
-		assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_BASE, i, 0), 0);
+		/* packed: index 0, wrap counter 1 in bit 15 (pitfall 11) */
+		assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_BASE, i,
+					   (features & (1ull << 34)) ? 0x8000 : 0), 0);
 		assert_int_equal(msg(f, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), 0);
 		assert_int_equal(msgf(f, VHOST_USER_SET_VRING_KICK, VHOST_USER_VERSION,
 				      &(uint64_t){ i }, 8, &efd, 1), 0);
@@ -168,6 +170,36 @@ static void test_happy_path(void **state)
 	assert_false(f->dev->vq[1].ready);
 	assert_false(f->dev->link_up);
 	assert_int_equal(f->dev->vq[1].callfd, -1);
+}
+
+static void test_packed_happy_path(void **state)
+{
+	struct fx *f = *state;
+	struct vhost_vring_addr a = ring_addr(0);
+	const struct vring_packed_desc_event *dev_ev =
+		(const void *)(f->g.va + (a.used_user_addr - GUEST_UVA));
+
+	assert_true(VH_FEATURES & (1ull << VIRTIO_F_RING_PACKED));
+	negotiate(f, DPDK_FEATURES | (1ull << VIRTIO_F_RING_PACKED));
+	assert_true(f->dev->link_up);
+	assert_true(f->dev->vq[0].packed && f->dev->vq[1].packed);
+	assert_non_null(f->dev->vq[0].pdesc);
+	assert_true(f->dev->vq[0].avail_wrap && f->dev->vq[0].used_wrap);
+	assert_int_equal(f->dev->vq[0].last_avail, 0);
+	/* our device area tells the polling front-end never to kick */
+	assert_int_equal(dev_ev->flags, VRING_PACKED_EVENT_FLAG_DISABLE);
+	/* GET_VRING_BASE: index and wrap counter in bit 15 */
+	assert_int_equal(msg_state(f, VHOST_USER_GET_VRING_BASE, 0, 0), 0);
+	assert_int_equal(f->reply.p.state.num, 0x8000);
+	assert_false(f->dev->vq[0].ready);
+	assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_BASE, 0, 0x0005), 0);
+	assert_int_equal(f->dev->vq[0].last_avail, 5);
+	assert_false(f->dev->vq[0].avail_wrap);
+	assert_int_equal(msg_state(f, VHOST_USER_GET_VRING_BASE, 0, 0), 0);
+	assert_int_equal(f->reply.p.state.num, 0x0005);
+	assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_BASE, 0, 0x80ff), 0);
+	assert_int_equal(f->dev->vq[0].last_avail, 0xff);
+	assert_true(f->dev->vq[0].avail_wrap);
 }
 
 static void test_reply_ack(void **state)
@@ -449,8 +481,8 @@ static void test_features(void **state)
 {
 	struct fx *f = *state;
 
-	/* RING_PACKED is not offered (yet) */
-	assert_int_equal(msg_u64(f, VHOST_USER_SET_FEATURES, DPDK_FEATURES | (1ull << 34)),
+	/* NOTIFICATION_DATA is not offered */
+	assert_int_equal(msg_u64(f, VHOST_USER_SET_FEATURES, DPDK_FEATURES | (1ull << 38)),
 			 -EINVAL);
 	assert_int_equal(msg_u64(f, VHOST_USER_SET_PROTOCOL_FEATURES, 1ull << 5), -EINVAL);
 	/* legacy header without VERSION_1/MRG_RXBUF, rings enabled without bit 30 */
@@ -481,6 +513,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_happy_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_packed_happy_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reply_ack, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_get_vring_base_unseen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_short_message, setup, teardown),

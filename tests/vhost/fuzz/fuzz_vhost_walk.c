@@ -1,7 +1,8 @@
-/* libFuzzer target: the split-ring descriptor walker.  The input becomes
+/* libFuzzer target: the split- and packed-ring descriptor walkers.  The input becomes
  * the front-end's memory (descriptor table, avail ring, indirect tables and
- * buffers all in one memfd region); every head in the avail ring is walked
- * in both directions.  The walker must terminate, and every segment it
+ * buffers all in one memfd region); every head in the avail ring (split) or
+ * every ring slot in both laps (packed, selected by bit 7 of the first
+ * byte) is walked in both directions.  The walker must terminate, and every segment it
  * hands out must lie inside the region (checked here; a stray one traps). */
 #include <stdint.h>
 #include <string.h>
@@ -19,6 +20,18 @@ static uint8_t *va;
 static struct vh_mem mem;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Every segment handed out lies inside the region and is not empty. */
+static void check_segs(const struct vh_chain *c)
+{
+	for (unsigned int s = 0; s < c->nseg; s++) {
+		const uint8_t *lo = mem.r[0].host, *p = c->seg[s].p;
+
+		if (p < lo || c->seg[s].len > MEM || p + c->seg[s].len > lo + MEM ||
+		    c->seg[s].len == 0)
+			__builtin_trap();
+	}
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -40,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	memset(&vq, 0, sizeof(vq));
-	vq.size = (uint16_t)(1u << (data[0] % 9));	/* 1..256 */
+	vq.size = (uint16_t)(1u << ((data[0] & 0x7f) % 9));	/* 1..256 */
 	vq.mask = vq.size - 1;
 	vq.callfd = vq.kickfd = -1;
 	vq.addr.desc_user_addr = UVA;
@@ -48,6 +61,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vq.addr.used_user_addr = UVA + 16 * 256 + 4096;
 	memset(va, 0, MEM);
 	memcpy(va, data + 1, size - 1 < MEM ? size - 1 : MEM);
+	vq.packed = data[0] & 0x80;
+	if (vq.packed) {
+		if (vh_packed_map(&vq, &mem, &why))
+			return 0;
+		for (uint16_t i = 0; i < vq.size; i++)
+			for (int lap = 0; lap < 2; lap++)
+				for (int w = 0; w < 2; w++) {
+					struct vh_chain c;
+					uint32_t len;
+					uint16_t id = 0xffff, nd = 0;
+
+					c.nseg = 0;
+					if (vh_packed_walk(&vq, i, lap, w, &c, &len, &id, &nd) != VH_WALK_OK)
+						continue;
+					if (id >= vq.size || nd == 0 || nd > vq.size)
+						__builtin_trap();
+					check_segs(&c);
+				}
+		return 0;
+	}
 	if (vh_split_map(&vq, &mem, &why))
 		return 0;
 	for (uint16_t i = 0; i < vq.size; i++) {
@@ -58,13 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (int w = 0; w < 2; w++) {
 			c.nseg = 0;
 			if (vh_split_walk(&vq, head, w, &c, &len) == VH_WALK_OK)
-				for (unsigned int s = 0; s < c.nseg; s++) {
-					const uint8_t *lo = mem.r[0].host, *p = c.seg[s].p;
-
-					if (p < lo || c.seg[s].len > MEM ||
-					    p + c.seg[s].len > lo + MEM || c.seg[s].len == 0)
-						__builtin_trap();
-				}
+				check_segs(&c);
 		}
 	}
 	return 0;

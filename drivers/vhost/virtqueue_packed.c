@@ -1,0 +1,479 @@
+/* Packed virtqueues (VIRTIO_F_RING_PACKED), device side: descriptor walk,
+ * dequeue and enqueue with one used descriptor per buffer (one per burst
+ * for dequeue with IN_ORDER), mergeable rx buffers, and the packed event
+ * suppression structures (protocols.md §2.3, §2.4; hardening.md C). */
+#include "virtqueue.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/virtio_net.h>
+
+#include "common/vring_sync.h"
+#include "vf_log.h"
+#include "vf_mbuf.h"
+
+/* The UAPI gives bit numbers, not masks (pitfall 12). */
+#define PK_AVAIL (1u << VRING_PACKED_DESC_F_AVAIL)
+#define PK_USED (1u << VRING_PACKED_DESC_F_USED)
+#define PK_WRAP_BIT (1u << VRING_PACKED_EVENT_F_WRAP_CTR)
+#define VH_MAX_INDIRECT 32768u
+/* Used descriptors collected before they are written in one go. */
+#define PK_SHADOW 256u
+
+static inline bool desc_avail(uint16_t flags, bool wrap)
+{
+	return !!(flags & PK_AVAIL) == wrap && !!(flags & PK_USED) != wrap;
+}
+
+static inline void slot_advance(const struct vh_vq *vq, uint16_t *slot, bool *wrap,
+				uint16_t n)
+{
+	uint32_t s = (uint32_t)*slot + n;
+
+	if (s >= vq->size) {
+		s -= vq->size;
+		*wrap = !*wrap;
+	}
+	*slot = (uint16_t)s;
+}
+
+/* One descriptor (ring or table entry): direction rules as for split. */
+static int add_desc(const struct vh_vq *vq, uint64_t addr, uint32_t len, uint16_t flags,
+		    bool want_write, bool *seen_write, struct vh_chain *c, uint64_t *total)
+{
+	bool w = flags & VRING_DESC_F_WRITE;
+
+	if (w)
+		*seen_write = true;
+	else if (*seen_write || want_write)
+		return VH_WALK_DIRECTION;
+	if (w != want_write)
+		return VH_WALK_OK;
+	*total += len;
+	return vh_chain_add(vq->mem, addr, len, c);
+}
+
+int vh_packed_walk(const struct vh_vq *vq, uint16_t slot, bool wrap, bool want_write,
+		   struct vh_chain *c, uint32_t *len, uint16_t *id, uint16_t *ndesc)
+{
+	const volatile struct vring_packed_desc *ring = vq->pdesc;
+	bool seen_write = false;
+	uint64_t total = 0;
+	uint16_t n = 0;
+	int drop = VH_WALK_OK, rc;
+
+	*len = 0;
+	if (slot >= vq->size)
+		return VH_WALK_HEAD_RANGE;
+	for (;;) {
+		/* One fetch of the peer-writable descriptor (hardening.md C8);
+		 * the head's flags were acquired by the caller, the others
+		 * were written before it (the driver publishes the head last). */
+		struct vring_packed_desc d = {
+			.addr = ring[slot].addr, .len = ring[slot].len,
+			.id = ring[slot].id, .flags = ring[slot].flags,
+		};
+
+		if (++n > vq->size)
+			return VH_WALK_LOOP;
+		if (!desc_avail(d.flags, wrap))
+			return VH_WALK_FLAGS;
+		if (d.flags & VRING_DESC_F_INDIRECT) {
+			const volatile struct vring_packed_desc *tab;
+			uint32_t tn = d.len / sizeof(struct vring_packed_desc);
+
+			if (n != 1 || (d.flags & VRING_DESC_F_NEXT) || d.len == 0 ||
+			    d.len % sizeof(struct vring_packed_desc) || tn > VH_MAX_INDIRECT)
+				return VH_WALK_INDIRECT;
+			tab = (const volatile struct vring_packed_desc *)vh_gpa(vq->mem, d.addr, d.len);
+			if (!tab)
+				return VH_WALK_ADDR;
+			for (uint32_t i = 0; i < tn; i++) {
+				struct vring_packed_desc t = {
+					.addr = tab[i].addr, .len = tab[i].len, .flags = tab[i].flags,
+				};
+
+				if (t.flags & VRING_DESC_F_INDIRECT)
+					return VH_WALK_INDIRECT;
+				rc = add_desc(vq, t.addr, t.len, t.flags, want_write, &seen_write,
+					      c, &total);
+				if (rc == VH_WALK_TOO_MANY)
+					drop = rc;
+				else if (rc)
+					return rc;
+			}
+		} else {
+			rc = add_desc(vq, d.addr, d.len, d.flags, want_write, &seen_write, c, &total);
+			if (rc == VH_WALK_TOO_MANY)
+				drop = rc;
+			else if (rc)
+				return rc;
+		}
+		if (!(d.flags & VRING_DESC_F_NEXT)) {
+			if (d.id >= vq->size)
+				return VH_WALK_ID;
+			*id = d.id;
+			break;
+		}
+		slot_advance(vq, &slot, &wrap, 1);
+	}
+	*ndesc = n;
+	if (drop)
+		return drop;
+	if (total > UINT32_MAX)
+		return VH_WALK_TOO_LONG;
+	*len = (uint32_t)total;
+	return VH_WALK_OK;
+}
+
+/* ---- used descriptors and calls -------------------------------------- */
+
+struct pk_used {
+	uint16_t id, ndesc;
+	uint32_t len;
+};
+
+struct pk_shadow {
+	uint16_t n;
+	struct pk_used e[PK_SHADOW];
+};
+
+/* Writes the collected used descriptors from last_used on: every body and
+ * every flags word but the first, then the first one's flags with release,
+ * so the driver sees the whole batch at once (and a mergeable packet's
+ * first buffer only after its others). */
+static void shadow_flush(struct vh_vq *vq, struct pk_shadow *sh, bool write)
+{
+	volatile struct vring_packed_desc *ring = vq->pdesc;
+	uint16_t slot = vq->last_used, head = slot, head_flags = 0;
+	bool wrap = vq->used_wrap;
+
+	for (uint16_t i = 0; i < sh->n; i++) {
+		uint16_t f = (wrap ? PK_AVAIL | PK_USED : 0) | (write ? VRING_DESC_F_WRITE : 0);
+
+		ring[slot].id = sh->e[i].id;
+		ring[slot].len = sh->e[i].len;
+		if (i == 0)
+			head_flags = f;
+		else
+			__atomic_store_n(&ring[slot].flags, f, __ATOMIC_RELAXED);
+		slot_advance(vq, &slot, &wrap, sh->e[i].ndesc);
+	}
+	if (sh->n)
+		vf_store_rel16(&ring[head].flags, head_flags);
+	vq->last_used = slot;
+	vq->used_wrap = wrap;
+	sh->n = 0;
+}
+
+static inline void shadow_add(struct vh_vq *vq, struct pk_shadow *sh, bool write,
+			      uint16_t id, uint32_t len, uint16_t ndesc)
+{
+	if (sh->n == PK_SHADOW)
+		shadow_flush(vq, sh, write);
+	sh->e[sh->n++] = (struct pk_used){ id, ndesc, len };
+}
+
+/* Calls the front-end if its driver event area asks for it for the used
+ * range [old, vq->last_used) just published. */
+static void pk_call(struct vh_vq *vq, uint16_t old, bool moved)
+{
+	uint16_t flags, newu = vq->last_used;
+	bool call;
+
+	if (!moved)
+		return;
+	/* Store->load: publish before reading the driver's area, or a
+	 * driver that just re-enabled calls is never woken. */
+	vf_mb();
+	flags = vf_load_acq16(&vq->drv_ev->flags);
+	if (flags == VRING_PACKED_EVENT_FLAG_DISABLE) {
+		call = false;
+	} else if (flags != VRING_PACKED_EVENT_FLAG_DESC || !vq->event_idx) {
+		call = true;
+	} else {
+		uint16_t off_wrap = vf_load_acq16(&vq->drv_ev->off_wrap);
+		uint16_t off = off_wrap & (uint16_t)~PK_WRAP_BIT;
+
+		/* Put off, old and new in one lap for vring_need_event(). */
+		if (newu <= old)
+			old = (uint16_t)(old - vq->size);
+		if (!!(off_wrap & PK_WRAP_BIT) != vq->used_wrap)
+			off = (uint16_t)(off - vq->size);
+		call = vring_need_event(off, newu, old);
+	}
+	if (call) {
+		int fd = __atomic_load_n(&vq->callfd, __ATOMIC_ACQUIRE);
+
+		if (fd >= 0) {
+			uint64_t one = 1;
+
+			if (write(fd, &one, sizeof(one)) == sizeof(one))
+				vq->st.calls++;
+		}
+	}
+}
+
+/* ---- dequeue ---------------------------------------------------------- */
+
+uint16_t vh_packed_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct vh_vq *vq = q;
+	struct pk_shadow sh;
+	uint16_t got = 0, old_used = vq->last_used, k;
+	uint16_t io_id = 0, io_ndesc = 0;
+	uint32_t consumed = 0;
+	bool moved = false;
+	uint64_t bytes = 0;
+
+	if (!__atomic_load_n(&vq->ready, __ATOMIC_ACQUIRE) || vq->dp_broken || n == 0)
+		return 0;
+	/* Allocate only for what is there: count the available slots ahead
+	 * (an upper bound on the buffers; the flags are re-read with
+	 * acquire below before each buffer is used). */
+	{
+		uint16_t s = vq->last_avail, cnt = 0;
+		bool w = vq->avail_wrap;
+
+		while (cnt < n && desc_avail(__atomic_load_n(&vq->pdesc[s].flags,
+							     __ATOMIC_RELAXED), w)) {
+			cnt++;
+			slot_advance(vq, &s, &w, 1);
+		}
+		if (cnt == 0)
+			return 0;
+		n = cnt;
+	}
+	if (rte_pktmbuf_alloc_bulk(vq->pool, pkts, n) != 0) {
+		vq->st.nombuf++;
+		return 0;
+	}
+	sh.n = 0;
+	for (k = 0; k < n; k++) {
+		struct vh_chain c;
+		uint32_t clen;
+		uint16_t id, nd;
+		int rc;
+
+		/* Acquire: the descriptor bodies are read after the flags. */
+		if (k && !desc_avail(vf_load_acq16(&vq->pdesc[vq->last_avail].flags),
+				     vq->avail_wrap))
+			break;
+		/* Not past slots whose used entries are still unwritten: only
+		 * a misbehaving driver re-posts them within one burst. */
+		if (consumed >= vq->size)
+			break;
+		c.nseg = 0;
+		rc = vh_packed_walk(vq, vq->last_avail, vq->avail_wrap, false, &c, &clen,
+				    &id, &nd);
+		if (rc < 0 && rc != VH_WALK_TOO_MANY && rc != VH_WALK_TOO_LONG) {
+			vh_vq_break(vq, vh_walk_err_str(rc));
+			break;
+		}
+		slot_advance(vq, &vq->last_avail, &vq->avail_wrap, nd);
+		consumed += nd;
+		if (rc == 0 && vh_chain_to_mbuf(vq, &c, clen, pkts[got]) == 0) {
+			bytes += pkts[got]->pkt_len;
+			got++;
+		} else {
+			vq->st.bad_packet++;	/* P5: returned unread */
+		}
+		moved = true;
+		if (vq->in_order) {
+			/* One used descriptor for the burst: the last buffer's
+			 * id, skipping every slot of the batch (§2.4). */
+			if (io_ndesc && io_ndesc + nd > vq->size) {
+				shadow_add(vq, &sh, false, io_id, 0, io_ndesc);
+				io_ndesc = 0;
+			}
+			io_id = id;
+			io_ndesc = (uint16_t)(io_ndesc + nd);
+		} else {
+			shadow_add(vq, &sh, false, id, 0, nd);
+		}
+	}
+	if (io_ndesc)
+		shadow_add(vq, &sh, false, io_id, 0, io_ndesc);
+	if (got < n)
+		vf_mbuf_free_bulk(&pkts[got], n - got);
+	shadow_flush(vq, &sh, false);
+	pk_call(vq, old_used, moved);
+	vq->st.packets += got;
+	vq->st.bytes += bytes;
+	return got;
+}
+
+/* ---- enqueue ---------------------------------------------------------- */
+
+enum { ENQ_OK, ENQ_FULL, ENQ_DROP, ENQ_BROKEN };
+
+struct pk_buf {
+	uint16_t id, ndesc;
+	uint32_t len;	/* capacity */
+};
+
+/* Reserves buffers for one packet from (*slot, *wrap), copies it and adds
+ * its used descriptors to sh.  On ENQ_FULL and ENQ_DROP nothing is
+ * consumed. */
+static int enqueue_one(struct vh_vq *vq, struct rte_mbuf *m, struct pk_shadow *sh)
+{
+	struct pk_buf bufs[VH_MAX_SEGS];
+	struct vh_chain c;
+	uint32_t need = vq->hdr_len + m->pkt_len, cap = 0;
+	uint16_t slot = vq->last_avail, nb = 0, used_slots = 0;
+	bool wrap = vq->avail_wrap;
+
+	c.nseg = 0;
+	while (cap < need) {
+		uint32_t blen;
+		uint16_t id, nd;
+		int rc;
+
+		if (nb == (vq->mrg_rxbuf ? VH_MAX_SEGS : 1))
+			return ENQ_DROP;	/* one buffer without MRG_RXBUF */
+		/* A packet cannot take more than the whole ring. */
+		if (used_slots >= vq->size ||
+		    !desc_avail(vf_load_acq16(&vq->pdesc[slot].flags), wrap))
+			return ENQ_FULL;
+		rc = vh_packed_walk(vq, slot, wrap, true, &c, &blen, &id, &nd);
+		if (rc == VH_WALK_TOO_MANY || rc == VH_WALK_TOO_LONG)
+			return ENQ_DROP;
+		if (rc < 0) {
+			vh_vq_break(vq, vh_walk_err_str(rc));
+			return ENQ_BROKEN;
+		}
+		bufs[nb++] = (struct pk_buf){ id, nd, blen };
+		cap += blen;
+		used_slots = (uint16_t)(used_slots + nd);
+		slot_advance(vq, &slot, &wrap, nd);
+		if (cap > (1u << 30))
+			return ENQ_DROP;
+	}
+
+	struct virtio_net_hdr_mrg_rxbuf hdr = { .num_buffers = vq->mrg_rxbuf ? nb : 1 };
+	struct vh_cursor cu = { .c = &c };
+
+	vh_cursor_write(&cu, &hdr, vq->hdr_len);
+	for (const struct rte_mbuf *s = m; s; s = s->next)
+		vh_cursor_write(&cu, rte_pktmbuf_mtod(s, const void *), s->data_len);
+
+	/* Keep a packet's buffers in one flush: its first buffer is then
+	 * published after the others. */
+	if (sh->n + nb > PK_SHADOW)
+		shadow_flush(vq, sh, true);
+
+	uint32_t left = need;
+
+	for (uint16_t b = 0; b < nb; b++) {
+		uint32_t l = RTE_MIN(left, bufs[b].len);
+
+		shadow_add(vq, sh, true, bufs[b].id, l, bufs[b].ndesc);
+		left -= l;
+	}
+	vq->last_avail = slot;
+	vq->avail_wrap = wrap;
+	return ENQ_OK;
+}
+
+uint16_t vh_packed_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct vh_vq *vq = q;
+	struct pk_shadow sh;
+	uint16_t done = 0, sent = 0, old_used = vq->last_used;
+	uint64_t bytes = 0;
+
+	if (!__atomic_load_n(&vq->ready, __ATOMIC_ACQUIRE) || vq->dp_broken)
+		return 0;
+	sh.n = 0;
+	for (; done < n; done++) {
+		int rc = enqueue_one(vq, pkts[done], &sh);
+
+		if (rc == ENQ_OK) {
+			sent++;
+			bytes += pkts[done]->pkt_len;
+		} else if (rc == ENQ_DROP) {
+			vq->st.too_big++;
+		} else {
+			if (rc == ENQ_FULL)
+				vq->st.ring_full += n - done;
+			break;
+		}
+	}
+	shadow_flush(vq, &sh, true);
+	pk_call(vq, old_used, sent != 0);
+	if (done)
+		vf_mbuf_free_bulk(pkts, done);
+	vq->st.packets += sent;
+	vq->st.bytes += bytes;
+	return done;
+}
+
+/* ---- control side ----------------------------------------------------- */
+
+int vh_packed_map(struct vh_vq *vq, const struct vh_mem *mem, const char **why)
+{
+	uint64_t n = vq->size;
+	void *d, *drv, *dev;
+
+	vq->pdesc = NULL;
+	vq->drv_ev = vq->dev_ev = NULL;
+	if (!n) {
+		*why = "ring size not set";
+		return -EINVAL;
+	}
+	d = vh_uva(mem, vq->addr.desc_user_addr, 16 * n);
+	drv = vh_uva(mem, vq->addr.avail_user_addr, sizeof(struct vring_packed_desc_event));
+	dev = vh_uva(mem, vq->addr.used_user_addr, sizeof(struct vring_packed_desc_event));
+	if (!d || !drv || !dev) {
+		*why = "ring address outside the memory table";
+		return -EINVAL;
+	}
+	if ((uintptr_t)d % 16 || (uintptr_t)drv % 4 || (uintptr_t)dev % 4) {
+		*why = "misaligned ring";
+		return -EINVAL;
+	}
+	vq->pdesc = d;
+	vq->drv_ev = drv;
+	vq->dev_ev = dev;
+	vq->mem = mem;
+	return 0;
+}
+
+void vh_packed_start(struct vh_vq *vq)
+{
+	vq->mask = vq->size - 1;
+	if (vq->last_avail >= vq->size) {
+		VF_WARN("%s: vring %u: packed base index %u >= ring size %u: starting at 0",
+			vq->port_name ? vq->port_name : "vhost", vq->idx, vq->last_avail,
+			vq->size);
+		vq->last_avail = 0;
+		vq->avail_wrap = true;
+	}
+	/* SET_VRING_BASE carries our avail position; buffers the previous
+	 * back-end had taken but not returned are lost (pitfall 11). */
+	vq->last_used = vq->last_avail;
+	vq->used_wrap = vq->avail_wrap;
+	vq->dp_broken = false;
+	vq->log_broken = false;
+	/* We poll: the front-end never needs to kick us. */
+	__atomic_store_n(&vq->dev_ev->off_wrap, 0, __ATOMIC_RELAXED);
+	vf_store_rel16(&vq->dev_ev->flags, VRING_PACKED_EVENT_FLAG_DISABLE);
+}
+
+/* ---- layout dispatch -------------------------------------------------- */
+
+uint16_t vh_vq_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	const struct vh_vq *vq = q;
+
+	return vq->packed ? vh_packed_dequeue(q, pkts, n) : vh_split_dequeue(q, pkts, n);
+}
+
+uint16_t vh_vq_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	const struct vh_vq *vq = q;
+
+	return vq->packed ? vh_packed_enqueue(q, pkts, n) : vh_split_enqueue(q, pkts, n);
+}
