@@ -6,6 +6,7 @@ test starts is killed at exit; every DPDK process gets its own file prefix.
 import atexit
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -104,6 +105,14 @@ def wait_for(cond, timeout=30, step=0.1, what="condition"):
 
 
 _prefix_n = 0
+_prefixes = []
+
+
+def dpdk_rundir(prefix):
+    """Where DPDK keeps the runtime files of a file prefix."""
+    base = "/var/run/dpdk" if os.getuid() == 0 else \
+        os.path.join(os.environ.get("XDG_RUNTIME_DIR") or "/tmp", "dpdk")
+    return os.path.join(base, prefix)
 
 
 def testpmd_args(vdevs, pmd_args, prefix=None, lcores="0-1", mem=512):
@@ -111,6 +120,7 @@ def testpmd_args(vdevs, pmd_args, prefix=None, lcores="0-1", mem=512):
     global _prefix_n
     _prefix_n += 1
     prefix = prefix or f"vft{os.getpid()}x{_prefix_n}"
+    _prefixes.append(prefix)
     args = [TESTPMD, "-l", lcores, "--no-huge", "-m", str(mem), "--no-pci",
             "--file-prefix", prefix, "--log-level=*:warning"]
     for v in vdevs:
@@ -126,6 +136,9 @@ def _cleanup():
                 p.wait(timeout=5)
             except Exception:
                 pass
+    # testpmd leaves its runtime directory behind even on a clean exit.
+    for pfx in _prefixes:
+        shutil.rmtree(dpdk_rundir(pfx), ignore_errors=True)
 
 
 atexit.register(_cleanup)
