@@ -84,10 +84,12 @@ int vf_runtime_eal_argv(const struct vf_runtime_opts *o, bool hugepages,
 	if (o->main_lcore >= 0)
 		P("--main-lcore=%d", o->main_lcore);
 	if (hugepages) {
-		/* One file per memseg list, unlinked once mapped: peers get a
-		 * handful of fds, and nothing is left in hugetlbfs on exit. */
+		/* One file per memseg list (peers get a handful of fds), and
+		 * in-memory: hugepages come from memfd, so nothing is left in
+		 * hugetlbfs even after a SIGKILL.  (DPDK 22.11 refuses
+		 * --huge-unlink with single-file segments outside this mode.) */
 		P("--single-file-segments");
-		P("--huge-unlink");
+		P("--in-memory");
 	} else {
 		/* --no-huge backs memory with a memfd (shareable by fd). */
 		P("--no-huge");
