@@ -37,8 +37,13 @@ def check(cond, msg):
         fail(msg)
 
 
+_tmpdirs = []
+
+
 def tmpdir():
+    """A fresh directory, removed when the test exits."""
     d = tempfile.mkdtemp(prefix="vftest-")
+    _tmpdirs.append(d)
     return d
 
 
@@ -139,6 +144,8 @@ def _cleanup():
     # testpmd leaves its runtime directory behind even on a clean exit.
     for pfx in _prefixes:
         shutil.rmtree(dpdk_rundir(pfx), ignore_errors=True)
+    for d in _tmpdirs:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 atexit.register(_cleanup)
