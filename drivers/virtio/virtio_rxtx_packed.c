@@ -76,22 +76,21 @@ static inline bool viop_can_push(const struct rte_mbuf *m)
 	       rte_pktmbuf_headroom(m) >= VIO_HDR_LEN;
 }
 
-static inline void viop_tx_one(struct vio_queue *q, struct rte_mbuf *m)
+/* A packet that needs a header descriptor or several segments: a chain.
+ * Out of line, the single-descriptor case is the hot one. */
+static __attribute__((noinline)) void viop_tx_chain(struct vio_queue *q, struct rte_mbuf *m,
+						    bool push)
 {
 	struct vq_packed *vq = &q->pq;
 	struct vqp_seg seg[VIO_TX_MAX_SEGS + 1];
 	struct rte_mbuf *s = m;
 	uint16_t k = 0;
 
-	if (viop_can_push(m)) {
+	if (push) {
 		struct virtio_net_hdr_mrg_rxbuf *h =
 			rte_pktmbuf_mtod_offset(m, void *, -(int)VIO_HDR_LEN);
 
 		vio_hdr_tx(h);
-		if (m->nb_segs == 1) {
-			vqp_post1(vq, vqp_addr(h), m->data_len + VIO_HDR_LEN, 0, m);
-			return;
-		}
 		seg[k].addr = vqp_addr(h);
 		seg[k++].len = s->data_len + VIO_HDR_LEN;
 		s = s->next;
@@ -128,7 +127,8 @@ uint16_t vio_tx_burst_packed(void *qp, struct rte_mbuf **pkts, uint16_t n)
 		return 0;
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		uint16_t need = m->nb_segs + !viop_can_push(m);
+		bool push = viop_can_push(m);
+		uint16_t need = m->nb_segs + !push;
 
 		if (__builtin_expect(need > vq->nfree || need > VIO_TX_MAX_SEGS, 0)) {
 			if (need <= VIO_TX_MAX_SEGS && need <= vq->size) {
@@ -142,7 +142,15 @@ uint16_t vio_tx_burst_packed(void *qp, struct rte_mbuf **pkts, uint16_t n)
 			continue;
 		}
 post:
-		viop_tx_one(q, m);
+		if (push && m->nb_segs == 1) {
+			struct virtio_net_hdr_mrg_rxbuf *h =
+				rte_pktmbuf_mtod_offset(m, void *, -(int)VIO_HDR_LEN);
+
+			vio_hdr_tx(h);
+			vqp_post1(vq, vqp_addr(h), m->data_len + VIO_HDR_LEN, 0, m);
+		} else {
+			viop_tx_chain(q, m, push);
+		}
 		bytes += m->pkt_len;
 	}
 	if (i > dropped) {
@@ -280,8 +288,19 @@ uint16_t vio_rx_burst_packed(void *qp, struct rte_mbuf **pkts, uint16_t n)
 		/* Each used buffer yields at most one packet. */
 		uint16_t want = n - nrx < VIOP_CHUNK ? n - nrx : VIOP_CHUNK, got, i;
 
-		/* Pass 1: take the used descriptors, start loading the mbufs. */
-		for (got = 0; got < want; got++) {
+		/* Pass 1: take the used descriptors, start loading the mbufs;
+		 * four at a time while the simple in-order case holds. */
+		got = 0;
+		if (vq->in_order) {
+			while (got + 4 <= want && vqp_get4_inorder(vq, &ck[got], &len[got])) {
+				for (i = 0; i < 4; i++) {
+					rc[got + i] = 0;
+					rte_prefetch0(ck[got + i]);
+				}
+				got += 4;
+			}
+		}
+		for (; got < want; got++) {
 			int r = vqp_get(vq, &ck[got], &len[got]);
 
 			if (r == -EAGAIN || r == -EPROTO)

@@ -350,6 +350,49 @@ bad_id:
 	return -EPROTO;
 }
 
+/* Batched fast path (in-order, one-descriptor buffers, the rx case): the
+ * next four used descriptors, when they share one cache line (slot a
+ * multiple of 4, no wrap inside), are all used, name the four oldest
+ * buffers in order and claim no more than was posted, are taken at once.
+ * Returns 4, or 0 when any of that does not hold: the caller then goes
+ * one at a time with vqp_get(), which also does the error handling. */
+static inline uint16_t vqp_get4_inorder(struct vq_packed *vq, void **cookies, uint32_t *lens)
+{
+	const uint16_t s = vq->used_slot;
+	const uint16_t want = vq->used_wrap ? VQP_F_AVAIL | VQP_F_USED : 0;
+	const volatile struct vring_packed_desc *d = &vq->desc[s];
+	uint16_t f[4], i;
+
+	if ((s & 3) || (uint32_t)s + 4 > vq->size || vq->inflight < 4 || vq->done ||
+	    (uint16_t)(vq->pend - s) < 4 || vq->broken)
+		return 0;
+	/* Single-copy atomic aligned 16-bit loads (volatile: the compiler
+	 * keeps them as they are; __atomic loads cost 7 Ir/packet more here).
+	 * Pairs with the device's release of each flags word: one acquire
+	 * fence after the four loads orders the reads of id/len/buffers. */
+	for (i = 0; i < 4; i++)
+		f[i] = d[i].flags;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	for (i = 0; i < 4; i++) {
+		struct vqp_slot *sl = &vq->slot[s + i];
+		uint32_t l = d[i].len;
+
+		if ((f[i] & (VQP_F_AVAIL | VQP_F_USED)) != want || d[i].id != s + i ||
+		    sl->ndesc != 1 || l > sl->len)
+			return 0;
+		lens[i] = l;
+	}
+	for (i = 0; i < 4; i++) {
+		cookies[i] = vq->slot[s + i].cookie;
+		vq->slot[s + i].cookie = NULL;
+	}
+	vqp__used_adv(vq, 4);
+	vq->tail = vqp__adv(vq, vq->tail, 4);
+	vq->nfree += 4;
+	vq->inflight -= 4;
+	return 4;
+}
+
 /* In-order: reads every used descriptor there is (each may complete a
  * batch of chains, up to the id it names) and returns how many chains are
  * complete and not yet taken.  A used id that is not an outstanding chain
