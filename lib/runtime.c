@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <stdint.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -82,10 +84,12 @@ int vf_runtime_eal_argv(const struct vf_runtime_opts *o, bool hugepages,
 	if (o->main_lcore >= 0)
 		P("--main-lcore=%d", o->main_lcore);
 	if (hugepages) {
-		/* One file per memseg list, unlinked once mapped: peers get a
-		 * handful of fds, and nothing is left in hugetlbfs on exit. */
+		/* One file per memseg list (peers get a handful of fds), and
+		 * in-memory: hugepages come from memfd, so nothing is left in
+		 * hugetlbfs even after a SIGKILL.  (DPDK 22.11 refuses
+		 * --huge-unlink with single-file segments outside this mode.) */
 		P("--single-file-segments");
-		P("--huge-unlink");
+		P("--in-memory");
 	} else {
 		/* --no-huge backs memory with a memfd (shareable by fd). */
 		P("--no-huge");
@@ -109,6 +113,82 @@ int vf_runtime_eal_argv(const struct vf_runtime_opts *o, bool hugepages,
 	return argc;
 }
 
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[1024];
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+/* The pid in one of our prefixes (vf-TOOL-PID-RANDOM), or -1. */
+static int prefix_pid(const char *name)
+{
+	const char *dash, *p;
+	char *end;
+	long pid;
+
+	if (strncmp(name, "vf-", 3) != 0)
+		return -1;
+	/* TOOL has no dash; a name of ours has exactly three of them. */
+	dash = strchr(name + 3, '-');
+	if (!dash || dash == name + 3)
+		return -1;
+	pid = strtol(dash + 1, &end, 10);
+	if (end == dash + 1 || *end != '-' || pid <= 0 || pid > INT32_MAX)
+		return -1;
+	p = end + 1;
+	if (strlen(p) != 8 || strspn(p, "0123456789abcdef") != 8)
+		return -1;
+	return (int)pid;
+}
+
+int vf_runtime_sweep(const char *base)
+{
+	DIR *d = opendir(base);
+	struct dirent *e;
+	char path[1024];
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		int pid = prefix_pid(e->d_name);
+
+		/* Only ours, and only when the process that made it is gone: a
+		 * live one (or a recycled pid) keeps its directory. */
+		if (pid < 0 || pid == (int)getpid() || kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", base, e->d_name);
+		remove_dir(path);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* DPDK's base for runtime directories (as rte_eal_get_runtime_dir() builds
+ * it before the prefix is added). */
+static void runtime_base(char *buf, size_t len)
+{
+	const char *x = getenv("XDG_RUNTIME_DIR");
+
+	if (getuid() == 0)
+		snprintf(buf, len, "/var/run/dpdk");
+	else
+		snprintf(buf, len, "%s/dpdk", x && x[0] ? x : "/tmp");
+}
+
 int vf_runtime_start(const struct vf_runtime_opts *o)
 {
 	char buf[4096], *argv[128];
@@ -122,6 +202,14 @@ int vf_runtime_start(const struct vf_runtime_opts *o)
 	/* pid + random: two instances started at the same moment never share
 	 * a prefix, and a recycled pid never meets a stale directory. */
 	snprintf(prefix, sizeof(prefix), "vf-%s-%d-%08x", o->tool, (int)getpid(), rnd);
+	{
+		/* An instance killed with SIGKILL could not remove its
+		 * directory: the next start does, so they never pile up. */
+		char base[512];
+
+		runtime_base(base, sizeof(base));
+		vf_runtime_sweep(base);
+	}
 	used_huge = vf_runtime_hugepages_usable();
 	argc = vf_runtime_eal_argv(o, used_huge, prefix, buf, sizeof(buf), argv, 128);
 	if (argc < 0) {
@@ -139,24 +227,6 @@ int vf_runtime_start(const struct vf_runtime_opts *o)
 	return 0;
 }
 
-static void remove_rundir(void)
-{
-	DIR *d = opendir(rundir);
-	struct dirent *e;
-	char path[1024];
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", rundir, e->d_name);
-		unlink(path);
-	}
-	closedir(d);
-	rmdir(rundir);
-}
-
 void vf_runtime_stop(void)
 {
 	if (!started)
@@ -166,7 +236,7 @@ void vf_runtime_stop(void)
 	/* DPDK leaves its config and fbarray files behind; the prefix is
 	 * ours alone, so the whole directory goes. */
 	if (rundir[0] && strstr(rundir, prefix))
-		remove_rundir();
+		remove_dir(rundir);
 }
 
 bool vf_runtime_hugepages(void)

@@ -31,5 +31,10 @@ void vf_runtime_stop(void);
 /* Whether memory came from hugepages. */
 bool vf_runtime_hugepages(void);
 const char *vf_runtime_prefix(void);
+/* Removes the runtime directories under base (DPDK's /var/run/dpdk or
+ * $XDG_RUNTIME_DIR/dpdk) that one of our tools made (vf-TOOL-PID-RANDOM)
+ * and whose process no longer exists.  Returns how many.  Run at every
+ * start. */
+int vf_runtime_sweep(const char *base);
 
 #endif

@@ -30,7 +30,14 @@ static inline void vf_store_rel32(volatile uint32_t *p, uint32_t v)
  * notification-suppression field (lost wake-ups otherwise, even on x86). */
 static inline void vf_mb(void)
 {
+#if defined(__x86_64__)
+	/* A locked add to the stack orders store->load as mfence does, at
+	 * about half the cost (mfence also waits for non-temporal and
+	 * write-combining stores, which rings never use). */
+	__asm__ volatile("lock addl $0, -128(%%rsp)" ::: "memory", "cc");
+#else
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
 }
 
 #endif

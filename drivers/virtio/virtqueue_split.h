@@ -118,7 +118,13 @@ static inline void vqs__add_head(struct vq_split *vq, uint16_t head, uint16_t n,
 	s->cookie = cookie;
 	s->len = wlen;
 	s->ndesc = n;
-	vq->avail->ring[vq->avail_idx & vq->mask] = head;
+	uint16_t *a = &vq->avail->ring[vq->avail_idx & vq->mask];
+
+	/* In steady state (in-order, one descriptor per chain) the entry
+	 * already holds this head: leaving it unwritten keeps the line shared
+	 * with the device instead of pulling it back on every pass. */
+	if (*a != head)
+		*a = head;
 	vq->avail_idx++;
 	vq->inflight++;
 	vq->nfree -= n;

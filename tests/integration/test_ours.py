@@ -6,63 +6,15 @@ largest frames both tools generate.  (Chains and mergeable rx on packed
 rings are covered against testpmd: tests/virtio/test_virtio_testpmd.py.)  Both sides are driven through
 their shells on a pipe; a known number of packets goes each way and arrives
 exactly, bytes checked."""
-import json
 import os
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from vftest import binary, check, tmpdir  # noqa: E402
+from vftest import Sh, binary, check, tmpdir, wait  # noqa: E402
 
 vfwd, vhostd = binary("vfwd"), binary("vhostd")
 N = 1000
-
-
-class Sh:
-    def __init__(self, argv):
-        self.argv = argv
-        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True, bufsize=1)
-
-    def cmd(self, line):
-        self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
-
-    def json(self, line):
-        self.cmd(line + " json")
-        out = self.p.stdout.readline()
-        if not out:
-            self.p.kill()
-            check(False, f"{self.argv[0]} died: {self.p.stderr.read()}")
-        return json.loads(out)
-
-    def port(self, pid=0):
-        return self.json(f"show port stats {pid}")["ports"][0]
-
-    def link_up(self):
-        return self.json("show port info 0")["ports"][0]["link"] == "up"
-
-    def stop_fwd(self):
-        """stop prints the forward statistics (text): read through them."""
-        self.cmd("stop")
-        for marker in ("total:", "dropped"):
-            while marker not in self.p.stdout.readline():
-                pass
-
-    def quit(self):
-        self.cmd("quit")
-        out, err = self.p.communicate(timeout=60)
-        check(self.p.returncode == 0, f"{self.argv[0]} exit {self.p.returncode}: {err}")
-
-
-def wait(cond, what, timeout=60):
-    end = time.time() + timeout
-    while time.time() < end:
-        if cond():
-            return
-        time.sleep(0.1)
-    check(False, f"timed out: {what}")
 
 
 def case(name, vu_extra, vh_extra, q=1, size1=100, size2=1400):

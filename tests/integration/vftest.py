@@ -6,6 +6,7 @@ test starts is killed at exit; every DPDK process gets its own file prefix.
 import atexit
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -104,6 +105,14 @@ def wait_for(cond, timeout=30, step=0.1, what="condition"):
 
 
 _prefix_n = 0
+_prefixes = []
+
+
+def dpdk_rundir(prefix):
+    """Where DPDK keeps the runtime files of a file prefix."""
+    base = "/var/run/dpdk" if os.getuid() == 0 else \
+        os.path.join(os.environ.get("XDG_RUNTIME_DIR") or "/tmp", "dpdk")
+    return os.path.join(base, prefix)
 
 
 def testpmd_args(vdevs, pmd_args, prefix=None, lcores="0-1", mem=512):
@@ -111,6 +120,7 @@ def testpmd_args(vdevs, pmd_args, prefix=None, lcores="0-1", mem=512):
     global _prefix_n
     _prefix_n += 1
     prefix = prefix or f"vft{os.getpid()}x{_prefix_n}"
+    _prefixes.append(prefix)
     args = [TESTPMD, "-l", lcores, "--no-huge", "-m", str(mem), "--no-pci",
             "--file-prefix", prefix, "--log-level=*:warning"]
     for v in vdevs:
@@ -126,6 +136,58 @@ def _cleanup():
                 p.wait(timeout=5)
             except Exception:
                 pass
+    # testpmd leaves its runtime directory behind even on a clean exit.
+    for pfx in _prefixes:
+        shutil.rmtree(dpdk_rundir(pfx), ignore_errors=True)
 
 
 atexit.register(_cleanup)
+
+
+# One of our tools driven through its shell on a pipe (no prompts; each
+# `... json` command answers one line).
+class Sh:
+    def __init__(self, argv):
+        self.argv = argv
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, bufsize=1)
+        _procs.append(self.p)
+
+    def cmd(self, line):
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+
+    def json(self, line):
+        self.cmd(line + " json")
+        out = self.p.stdout.readline()
+        if not out:
+            self.p.kill()
+            check(False, f"{self.argv[0]} died: {self.p.stderr.read()}")
+        return json.loads(out)
+
+    def port(self, pid=0):
+        return self.json(f"show port stats {pid}")["ports"][0]
+
+    def link_up(self):
+        return self.json("show port info 0")["ports"][0]["link"] == "up"
+
+    def stop_fwd(self):
+        """stop prints the forward statistics (text): read through them."""
+        self.cmd("stop")
+        for marker in ("total:", "dropped"):
+            while marker not in self.p.stdout.readline():
+                pass
+
+    def quit(self):
+        self.cmd("quit")
+        out, err = self.p.communicate(timeout=60)
+        check(self.p.returncode == 0, f"{self.argv[0]} exit {self.p.returncode}: {err}")
+
+
+def wait(cond, what, timeout=60):
+    end = time.time() + timeout
+    while time.time() < end:
+        if cond():
+            return
+        time.sleep(0.1)
+    check(False, f"timed out: {what}")

@@ -1,6 +1,8 @@
 """Helpers for the vhost integration tests: run vhostd and an interactive
 dpdk-testpmd (virtio_user front-end) as real processes, poll their
 statistics, and always clean up.  Standard library only."""
+import atexit
+import shutil
 import json
 import os
 import re
@@ -15,6 +17,19 @@ BUILD = os.environ.get("VF_BUILD", os.path.join(os.path.dirname(__file__), "..",
 VHOSTD = os.path.join(BUILD, "cmd", "vhostd", "vhostd")
 TESTPMD = os.environ.get("DPDK_TESTPMD", "/usr/bin/dpdk-testpmd")
 TIMEOUT = 60.0
+_prefixes = []
+
+
+def _remove_rundirs():
+    # testpmd leaves its runtime directory behind even on a clean exit;
+    # registered after the process reaper, so it runs once they are gone.
+    base = "/var/run/dpdk" if os.getuid() == 0 else \
+        os.path.join(os.environ.get("XDG_RUNTIME_DIR") or "/tmp", "dpdk")
+    for pfx in _prefixes:
+        shutil.rmtree(os.path.join(base, pfx), ignore_errors=True)
+
+
+atexit.register(_remove_rundirs)
 
 
 def fail(msg):
@@ -103,6 +118,7 @@ class Testpmd(Proc):
 
     def __init__(self, sock, vdev_extra="", nq=1, prefix=None):
         prefix = prefix or "vhtest-%d-%d" % (os.getpid(), int(time.monotonic() * 1000) % 100000)
+        _prefixes.append(prefix)
         vdev = "virtio_user0,path=%s%s" % (sock, ("," + vdev_extra) if vdev_extra else "")
         # stdout is a pipe: unbuffered, or command output lags the prompt
         argv = ["stdbuf", "-o0", TESTPMD, "-l", "0-1", "--no-huge", "-m", "512", "--no-pci",
