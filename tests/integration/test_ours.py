@@ -1,11 +1,11 @@
 """Ours <-> ours: vfwd's virtio_user port against vhostd, in the matrix of the
 DPDK interop tests (default, in_order=0, mrg_rxbuf=0, queues=2, and
-virtio_user server=1 with vhostd --client).  `test_ours.py packed` runs the
-same matrix with packed_vq=1 (packed rings negotiated, checked), plus the
-largest frames both tools generate.  (Chains and mergeable rx on packed
-rings are covered against testpmd: tests/virtio/test_virtio_testpmd.py.)  Both sides are driven through
+virtio_user server=1 with vhostd --client).  Both sides are driven through
 their shells on a pipe; a known number of packets goes each way and arrives
-exactly, bytes checked."""
+exactly, bytes checked.  `test_ours.py packed` runs the same matrix with
+packed_vq=1 (packed rings negotiated, checked), plus the largest frames both
+tools generate.  (Chains and mergeable rx on packed rings are covered
+against testpmd: tests/virtio/test_virtio_testpmd.py.)"""
 import os
 import sys
 import time
