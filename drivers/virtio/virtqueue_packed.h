@@ -405,6 +405,24 @@ static inline void vqp_inorder_take(struct vq_packed *vq, uint16_t n, void **coo
 {
 	uint16_t t = vq->tail, freed = 0, i;
 
+	if ((uint16_t)(vq->size - vq->nfree) == vq->inflight) {
+		/* Every outstanding chain one descriptor: consecutive slots,
+		 * no walk through ndesc. */
+		for (i = 0; i < n; i++) {
+			struct vqp_slot *s = &vq->slot[t];
+
+			cookies[i] = s->cookie;
+			s->cookie = NULL;
+			if (++t == vq->size)
+				t = 0;
+		}
+		vq->tail = t;
+		vq->nfree += n;
+		vq->inflight -= n;
+		vq->done -= n;
+		vq->done_desc -= n;
+		return;
+	}
 	for (i = 0; i < n; i++) {
 		struct vqp_slot *s = &vq->slot[t];
 
