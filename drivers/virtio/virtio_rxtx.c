@@ -286,6 +286,7 @@ static inline void vio_rx_one(struct vio_queue *q, struct rte_mbuf *m, uint32_t 
 }
 
 #define VIO_RX_CHUNK 64
+#define VIO_USED_PER_LINE (64 / sizeof(struct vring_used_elem))
 
 uint16_t vio_rx_burst(void *qp, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -306,6 +307,11 @@ uint16_t vio_rx_burst(void *qp, struct rte_mbuf **pkts, uint16_t n)
 
 		if (want > VIO_RX_CHUNK)
 			want = VIO_RX_CHUNK;
+		/* Stop at a cache-line boundary of the used ring (8 entries a
+		 * line): a line the device is still filling would be pulled
+		 * here now and again, from its cache, when it writes the rest. */
+		if (want > VIO_USED_PER_LINE)
+			want -= (uint16_t)((vq->used_idx + want) & (VIO_USED_PER_LINE - 1));
 
 		/* Pass 1: take the used entries and start loading the mbufs,
 		 * so pass 2 does not wait on them one by one. */
