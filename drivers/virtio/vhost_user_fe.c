@@ -201,6 +201,14 @@ int vu_fe_negotiate(struct vu_fe *fe, const struct vu_fe_want *want, bool owner)
 		want_f |= 1ull << VIRTIO_F_IN_ORDER;
 	if (want->queue_pairs > 1)
 		want_f |= 1ull << VIRTIO_NET_F_MQ;
+	if (want->packed) {
+		/* EVENT_IDX only with packed rings: the split path has no
+		 * used_event/avail_event handling. */
+		if (!(off & (1ull << VIRTIO_F_RING_PACKED)))
+			return fe_fail(fe, -ENOTSUP, "packed_vq=1 but the backend lacks "
+				       "VIRTIO_F_RING_PACKED (offers 0x%llx)", (unsigned long long)off);
+		want_f |= (1ull << VIRTIO_F_RING_PACKED) | (1ull << VIRTIO_RING_F_EVENT_IDX);
+	}
 	fe->features = off & want_f;
 	if (fe->features & (1ull << VHOST_USER_F_PROTOCOL_FEATURES)) {
 		if ((r = fe_get_u64(fe, VHOST_USER_GET_PROTOCOL_FEATURES, &poff)) < 0)
@@ -280,7 +288,7 @@ int vu_fe_start(struct vu_fe *fe, const struct vf_mem_region *regs, int nregs,
 		uint64_t fidx = g->index;
 
 		if ((r = fe_set_state(fe, VHOST_USER_SET_VRING_NUM, g->index, g->num)) < 0 ||
-		    (r = fe_set_state(fe, VHOST_USER_SET_VRING_BASE, g->index, 0)) < 0 ||
+		    (r = fe_set_state(fe, VHOST_USER_SET_VRING_BASE, g->index, g->base)) < 0 ||
 		    (r = fe_set(fe, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a), NULL, 0, false)) < 0 ||
 		    (r = fe_set(fe, VHOST_USER_SET_VRING_KICK, &fidx, sizeof(fidx), &g->kickfd, 1, false)) < 0 ||
 		    (r = fe_set(fe, VHOST_USER_SET_VRING_CALL, &fidx, sizeof(fidx), &g->callfd, 1, false)) < 0)

@@ -14,6 +14,7 @@
 
 #include <linux/virtio_config.h>
 #include <linux/virtio_net.h>
+#include <linux/virtio_ring.h>
 
 #include "common/vhost_user_proto.h"
 
@@ -32,6 +33,7 @@ struct vu_fe {
 struct vu_fe_want {
 	bool mrg_rxbuf, in_order;
 	uint16_t queue_pairs;
+	bool packed;		/* RING_PACKED (+ EVENT_IDX) required */
 };
 
 struct vu_fe_ring {
@@ -39,12 +41,14 @@ struct vu_fe_ring {
 	uint16_t num;
 	uint64_t desc, avail, used;	/* our VAs */
 	int kickfd, callfd;
+	uint32_t base;		/* SET_VRING_BASE: split 0; packed slot | wrap << 15 */
 };
 
 /* The virtio features we can drive at all. */
 #define VU_FE_FEATURES ((1ull << VIRTIO_F_VERSION_1) | (1ull << VIRTIO_NET_F_MRG_RXBUF) | \
 			(1ull << VIRTIO_F_IN_ORDER) | (1ull << VIRTIO_NET_F_MQ) | \
-			(1ull << VHOST_USER_F_PROTOCOL_FEATURES))
+			(1ull << VHOST_USER_F_PROTOCOL_FEATURES) | \
+			(1ull << VIRTIO_F_RING_PACKED) | (1ull << VIRTIO_RING_F_EVENT_IDX))
 #define VU_FE_PROTOCOL ((1ull << VHOST_USER_PROTOCOL_F_MQ) | \
 			(1ull << VHOST_USER_PROTOCOL_F_REPLY_ACK) | \
 			(1ull << VHOST_USER_PROTOCOL_F_STATUS))
@@ -62,7 +66,7 @@ int vu_fe_recv_reply(struct vu_fe *fe, uint32_t req, void *payload, uint32_t siz
 int vu_fe_negotiate(struct vu_fe *fe, const struct vu_fe_want *want, bool owner);
 
 /* SET_FEATURES, SET_STATUS(FEATURES_OK) if STATUS, SET_MEM_TABLE, per ring
- * NUM/BASE(0)/ADDR/KICK/CALL, SET_VRING_ENABLE(1) for all, SET_STATUS
+ * NUM/BASE(ring base)/ADDR/KICK/CALL, SET_VRING_ENABLE(1) for all, SET_STATUS
  * (DRIVER_OK) if STATUS.  Returns 0 or -errno with fe->err set. */
 int vu_fe_start(struct vu_fe *fe, const struct vf_mem_region *regs, int nregs,
 		const struct vu_fe_ring *rings, int nrings);

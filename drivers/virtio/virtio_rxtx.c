@@ -383,6 +383,8 @@ void vio_queue_free(struct vio_queue *q)
 	rte_free(q->mem);
 	rte_free(q->slots);
 	rte_free(q->hdrs);
+	rte_free(q->pslots);
+	q->pslots = NULL;
 	q->mem = NULL;
 	q->slots = NULL;
 	q->hdrs = NULL;

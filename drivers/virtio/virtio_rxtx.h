@@ -16,6 +16,7 @@
 #include <rte_mempool.h>
 
 #include "virtqueue_split.h"
+#include "virtqueue_packed.h"
 
 /* VERSION_1 is required, so the header is always the 12-byte form. */
 #define VIO_HDR_LEN ((uint16_t)sizeof(struct virtio_net_hdr_mrg_rxbuf))
@@ -55,6 +56,10 @@ struct vio_queue {
 	/* control: the ring block and private slots */
 	void *mem;
 	struct vqs_slot *slots;
+	/* packed rings (virtio_rxtx_packed.c): used instead of vq */
+	bool packed;
+	struct vq_packed pq;
+	struct vqp_slot *pslots;
 } __rte_cache_aligned;
 
 static inline bool vio_ready(const struct vio_queue *q)
@@ -102,5 +107,14 @@ void vio_queue_reset(struct vio_queue *q, bool in_order, bool mrg);
 uint16_t vio_rx_fill(struct vio_queue *q);
 /* Rx buffers must hold the header plus a full frame without MRG_RXBUF. */
 int vio_rx_pool_check(struct rte_mempool *mp, bool mrg);
+
+/* Packed rings (virtio_rxtx_packed.c): the same operations; a queue is one
+ * kind for its lifetime (vio_queue_alloc_packed), vio_queue_free for both. */
+uint16_t vio_rx_burst_packed(void *q, struct rte_mbuf **pkts, uint16_t n);
+uint16_t vio_tx_burst_packed(void *q, struct rte_mbuf **pkts, uint16_t n);
+void vio_tx_reclaim_packed(struct vio_queue *q);
+int vio_queue_alloc_packed(struct vio_queue *q, uint16_t size, bool rx, int socket);
+void vio_queue_reset_packed(struct vio_queue *q, bool in_order, bool mrg, bool event_idx);
+uint16_t vio_rx_fill_packed(struct vio_queue *q);
 
 #endif

@@ -54,6 +54,7 @@ struct vu_dev {
 	uint16_t qsize;
 	uint16_t active_qp;		/* pairs configured by the engine */
 	bool want_mrg, want_inorder, server;
+	bool packed;			/* packed_vq=1: every queue packed */
 
 	int listenfd;
 	struct vu_fe fe;		/* fe.fd: connection or -1 */
@@ -114,7 +115,28 @@ static void q_reset(struct vu_dev *d, struct vio_queue *q, void *arg)
 {
 	uint64_t f = d->fe.features;
 
-	vio_queue_reset(q, f & (1ull << VIRTIO_F_IN_ORDER), f & (1ull << VIRTIO_NET_F_MRG_RXBUF));
+	if (q->packed)
+		vio_queue_reset_packed(q, f & (1ull << VIRTIO_F_IN_ORDER),
+				       f & (1ull << VIRTIO_NET_F_MRG_RXBUF),
+				       f & (1ull << VIRTIO_RING_F_EVENT_IDX));
+	else
+		vio_queue_reset(q, f & (1ull << VIRTIO_F_IN_ORDER), f & (1ull << VIRTIO_NET_F_MRG_RXBUF));
+}
+
+/* Ring geometry of either kind, for the control paths. */
+static uint16_t q_size(const struct vio_queue *q)
+{
+	return q->packed ? q->pq.size : q->vq.size;
+}
+
+static size_t q_mem_size(const struct vio_queue *q)
+{
+	return q->packed ? vqp_mem_size(q->pq.size) : vqs_mem_size(q->vq.size);
+}
+
+static bool q_broken(const struct vio_queue *q)
+{
+	return q->packed ? q->pq.broken : q->vq.broken;
 }
 
 static int rings_of(struct vu_dev *d, struct vu_fe_ring *r)
@@ -130,10 +152,21 @@ static int rings_of(struct vu_dev *d, struct vu_fe_ring *r)
 			struct vio_queue *q = qs[k];
 
 			r[n].index = q->vring;
-			r[n].num = q->vq.size;
-			r[n].desc = vqs_addr(q->vq.desc);
-			r[n].avail = vqs_addr(q->vq.avail);
-			r[n].used = vqs_addr(q->vq.used);
+			if (q->packed) {
+				/* avail = driver area, used = device area;
+				 * base: the (reset) avail slot and wrap. */
+				r[n].num = q->pq.size;
+				r[n].desc = vqp_addr(q->pq.desc);
+				r[n].avail = vqp_addr(q->pq.drv);
+				r[n].used = vqp_addr(q->pq.dev);
+				r[n].base = vqp_base(&q->pq);
+			} else {
+				r[n].num = q->vq.size;
+				r[n].desc = vqs_addr(q->vq.desc);
+				r[n].avail = vqs_addr(q->vq.avail);
+				r[n].used = vqs_addr(q->vq.used);
+				r[n].base = 0;
+			}
 			r[n].kickfd = q->kickfd;
 			r[n].callfd = q->callfd;
 			n++;
@@ -168,9 +201,9 @@ static int mem_check(struct vu_dev *d, const struct vf_mem_region *regs, int n)
 		int k;
 
 		for (k = 0; k < 2; k++)
-			if (!vf_mem_find(regs, n, qs[k]->mem, vqs_mem_size(qs[k]->vq.size)) ||
+			if (!vf_mem_find(regs, n, qs[k]->mem, q_mem_size(qs[k])) ||
 			    (qs[k]->hdrs && !vf_mem_find(regs, n, qs[k]->hdrs,
-							 sizeof(*qs[k]->hdrs) * qs[k]->vq.size)))
+							 sizeof(*qs[k]->hdrs) * q_size(qs[k]))))
 				return -EFAULT;
 	}
 	rte_mempool_mem_iter(d->port->conf.pool, pool_chunk, &c);
@@ -238,8 +271,12 @@ static void dev_run(struct vu_dev *d)
 	if (d->running || !d->negotiated || !d->started)
 		return;
 	q_all(d, q_reset, NULL);
-	for (i = 0; i < d->active_qp; i++)
-		vio_rx_fill(d->rxq[i]);
+	for (i = 0; i < d->active_qp; i++) {
+		if (d->packed)
+			vio_rx_fill_packed(d->rxq[i]);
+		else
+			vio_rx_fill(d->rxq[i]);
+	}
 	n = vf_mem_regions(regs, VF_MEM_MAX_REGIONS);
 	if (n < 0 || mem_check(d, regs, n) < 0) {
 		VF_ERR("%s: packet memory cannot be shared with the backend (%s)", d->port->name,
@@ -279,7 +316,7 @@ static void on_sock(int fd, uint32_t events, void *arg)
 
 static void dev_attach(struct vu_dev *d, int fd)
 {
-	struct vu_fe_want w = { d->want_mrg, d->want_inorder, d->nqp };
+	struct vu_fe_want w = { d->want_mrg, d->want_inorder, d->nqp, d->packed };
 
 	d->fe.fd = fd;
 	d->fe.timeout_ms = VU_REPLY_TIMEOUT_MS;
@@ -354,11 +391,11 @@ static void on_timer(void *arg)
 	if (!d->running)
 		return;
 	for (i = 0; i < d->active_qp; i++) {
-		if (d->rxq[i]->vq.broken || d->txq[i]->vq.broken) {
+		if (q_broken(d->rxq[i]) || q_broken(d->txq[i])) {
 			d->ring_broken++;
 			VF_LOG_ONCE(d->logged_broken, VF_LOG_ERR,
 				    "%s: backend broke vring %u (bad used id/len/idx): port down",
-				    d->port->name, d->rxq[i]->vq.broken ? d->rxq[i]->vring : d->txq[i]->vring);
+				    d->port->name, q_broken(d->rxq[i]) ? d->rxq[i]->vring : d->txq[i]->vring);
 			dev_detach(d, "ring broken");
 			return;
 		}
@@ -375,7 +412,7 @@ static const struct vf_kvdef vu_keys[] = {
 	{ "mac", VF_KV_MAC, 0, 0, NULL, "random", "port MAC address" },
 	{ "mrg_rxbuf", VF_KV_BOOL, 0, 1, NULL, "1", "accept mergeable rx buffers" },
 	{ "in_order", VF_KV_BOOL, 0, 1, NULL, "1", "accept VIRTIO_F_IN_ORDER" },
-	{ "packed_vq", VF_KV_BOOL, 0, 1, NULL, "0", "packed rings (not supported yet: 0 only)" },
+	{ "packed_vq", VF_KV_BOOL, 0, 1, NULL, "0", "1: packed rings (VIRTIO_F_RING_PACKED; the backend must offer it)" },
 	{ "server", VF_KV_BOOL, 0, 1, NULL, "0",
 	  "1: listen on path and accept the backend (again after it restarts)" },
 	{ NULL, 0, 0, 0, NULL, NULL, NULL },
@@ -425,10 +462,6 @@ static int vu_probe(struct vf_port *port, const struct vf_devargs *da)
 		VF_ERR("%s: virtio_user needs path=SOCKET", port->name);
 		return -EINVAL;
 	}
-	if (vf_devargs_bool(da, "packed_vq", false)) {
-		VF_ERR("%s: packed_vq=1: packed rings are not supported yet", port->name);
-		return -ENOTSUP;
-	}
 	if (qs & (qs - 1)) {
 		VF_ERR("%s: queue_size=%" PRIu64 " is not a power of 2", port->name, qs);
 		return -EINVAL;
@@ -443,6 +476,7 @@ static int vu_probe(struct vf_port *port, const struct vf_devargs *da)
 	d->want_mrg = vf_devargs_bool(da, "mrg_rxbuf", true);
 	d->want_inorder = vf_devargs_bool(da, "in_order", true);
 	d->server = vf_devargs_bool(da, "server", false);
+	d->packed = vf_devargs_bool(da, "packed_vq", false);
 	d->listenfd = -1;
 	d->fe.fd = -1;
 	d->socket_id = (int)rte_socket_id();
@@ -503,7 +537,8 @@ static int q_new(struct vu_dev *d, struct vio_queue **qp, bool rx, uint16_t vrin
 	struct vio_queue *q = rte_zmalloc_socket("vio_queue", sizeof(*q), RTE_CACHE_LINE_SIZE,
 						 d->socket_id);
 
-	if (q == NULL || vio_queue_alloc(q, d->qsize, rx, d->socket_id) < 0) {
+	if (q == NULL || (d->packed ? vio_queue_alloc_packed(q, d->qsize, rx, d->socket_id)
+				    : vio_queue_alloc(q, d->qsize, rx, d->socket_id)) < 0) {
 		rte_free(q);
 		return -ENOMEM;
 	}
@@ -583,8 +618,10 @@ static int vu_start(struct vf_port *port)
 		port->rxq[i] = i < d->active_qp ? d->rxq[i] : NULL;
 		port->txq[i] = i < d->active_qp ? d->txq[i] : NULL;
 	}
-	port->rx_burst = vio_rx_burst;
-	port->tx_burst = vio_tx_burst;
+	/* The ring kind is fixed by packed_vq (negotiation fails without
+	 * it), so the bursts are chosen once here. */
+	port->rx_burst = d->packed ? vio_rx_burst_packed : vio_rx_burst;
+	port->tx_burst = d->packed ? vio_tx_burst_packed : vio_tx_burst;
 	/* Without a backend yet the queues are simply not ready (bursts
 	 * move nothing) until one connects. */
 	vf_ctl_call(do_start, d);
@@ -683,31 +720,37 @@ static void vu_stats_reset(struct vf_port *port)
 static int vu_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned int n)
 {
 	struct vu_dev *d = port->priv;
-	uint64_t v[12] = { d->link_down, d->connects, d->ring_broken, d->start_fail };
-	static const char *const names[12] = {
+	uint64_t v[13] = { d->link_down, d->connects, d->ring_broken, d->start_fail };
+	static const char *const names[13] = {
 		"link_down_events", "backend_connects", "ring_broken", "start_failures",
 		"used_bad_id", "used_bad_len", "used_idx_jump", "rx_bad_len", "rx_bad_hdr",
-		"rx_kicks", "tx_kicks", "rx_nombuf",
+		"rx_kicks", "tx_kicks", "rx_nombuf", "used_bad_flags",
 	};
 	unsigned int i;
 
 	for (i = 0; i < d->active_qp; i++) {
 		const struct vio_queue *r = d->rxq[i], *t = d->txq[i];
 
-		v[4] += r->vq.err[VQS_ERR_BAD_ID] + t->vq.err[VQS_ERR_BAD_ID];
-		v[5] += r->vq.err[VQS_ERR_BAD_LEN] + t->vq.err[VQS_ERR_BAD_LEN];
-		v[6] += r->vq.err[VQS_ERR_IDX_JUMP] + t->vq.err[VQS_ERR_IDX_JUMP];
+		if (d->packed) {
+			v[4] += r->pq.err[VQP_ERR_BAD_ID] + t->pq.err[VQP_ERR_BAD_ID];
+			v[5] += r->pq.err[VQP_ERR_BAD_LEN] + t->pq.err[VQP_ERR_BAD_LEN];
+			v[12] += r->pq.err[VQP_ERR_BAD_FLAGS] + t->pq.err[VQP_ERR_BAD_FLAGS];
+		} else {
+			v[4] += r->vq.err[VQS_ERR_BAD_ID] + t->vq.err[VQS_ERR_BAD_ID];
+			v[5] += r->vq.err[VQS_ERR_BAD_LEN] + t->vq.err[VQS_ERR_BAD_LEN];
+			v[6] += r->vq.err[VQS_ERR_IDX_JUMP] + t->vq.err[VQS_ERR_IDX_JUMP];
+		}
 		v[7] += r->st.bad_len;
 		v[8] += r->st.bad_hdr;
 		v[9] += r->st.kicks;
 		v[10] += t->st.kicks;
 		v[11] += r->st.nombuf;
 	}
-	for (i = 0; i < 12 && i < n; i++) {
+	for (i = 0; i < 13 && i < n; i++) {
 		snprintf(xs[i].name, sizeof(xs[i].name), "%s", names[i]);
 		xs[i].value = v[i];
 	}
-	return 12;
+	return 13;
 }
 
 static void vu_info(struct vf_port *port, struct vf_out *o)
@@ -723,6 +766,7 @@ static void vu_info(struct vf_port *port, struct vf_out *o)
 	vf_out_strf(o, "protocol_features", "0x%" PRIx64, d->fe.protocol);
 	vf_out_bool(o, "in_order", d->fe.features & (1ull << VIRTIO_F_IN_ORDER));
 	vf_out_bool(o, "mrg_rxbuf", d->fe.features & (1ull << VIRTIO_NET_F_MRG_RXBUF));
+	vf_out_bool(o, "packed", d->packed);
 }
 
 static void vu_ring_info(struct vf_port *port, struct vf_out *o)
@@ -739,12 +783,23 @@ static void vu_ring_info(struct vf_port *port, struct vf_out *o)
 			vf_out_obj_begin(o, NULL);
 			vf_out_u64(o, "vring", q->vring);
 			vf_out_str(o, "dir", q->rx ? "rx" : "tx");
-			vf_out_u64(o, "size", q->vq.size);
-			vf_out_u64(o, "avail_idx", q->vq.avail_idx);
-			vf_out_u64(o, "used_idx", q->vq.used_idx);
-			vf_out_u64(o, "free", q->vq.nfree);
-			vf_out_u64(o, "inflight", q->vq.inflight);
-			vf_out_bool(o, "broken", q->vq.broken);
+			if (q->packed) {
+				vf_out_u64(o, "size", q->pq.size);
+				vf_out_u64(o, "avail_slot", q->pq.avail_slot);
+				vf_out_bool(o, "avail_wrap", q->pq.avail_wrap);
+				vf_out_u64(o, "used_slot", q->pq.used_slot);
+				vf_out_bool(o, "used_wrap", q->pq.used_wrap);
+				vf_out_u64(o, "free", q->pq.nfree);
+				vf_out_u64(o, "inflight", q->pq.inflight);
+				vf_out_bool(o, "broken", q->pq.broken);
+			} else {
+				vf_out_u64(o, "size", q->vq.size);
+				vf_out_u64(o, "avail_idx", q->vq.avail_idx);
+				vf_out_u64(o, "used_idx", q->vq.used_idx);
+				vf_out_u64(o, "free", q->vq.nfree);
+				vf_out_u64(o, "inflight", q->vq.inflight);
+				vf_out_bool(o, "broken", q->vq.broken);
+			}
 			vf_out_obj_end(o);
 		}
 	}
@@ -753,7 +808,7 @@ static void vu_ring_info(struct vf_port *port, struct vf_out *o)
 
 static const struct vf_driver vu_driver = {
 	.name = "virtio_user",
-	.help = "virtio-net device over vhost-user (front-end; split rings)",
+	.help = "virtio-net device over vhost-user (front-end; split or packed rings)",
 	.keys = vu_keys,
 	.probe = vu_probe,
 	.configure = vu_configure,

@@ -150,6 +150,23 @@ static void test_negotiate_options(void **state)
 	assert_non_null(strstr(p.fe.err, "multi-queue"));
 	pair_close(&p);
 
+	/* packed_vq=1: RING_PACKED and EVENT_IDX taken with it ... */
+	struct vu_fe_want wp = { true, true, 1, true };
+
+	pair_open(&p);
+	reply_u64(&p, VHOST_USER_GET_FEATURES, DPDK_FEATURES);
+	reply_u64(&p, VHOST_USER_GET_PROTOCOL_FEATURES, DPDK_PROTOCOL);
+	assert_int_equal(vu_fe_negotiate(&p.fe, &wp, true), 0);
+	assert_int_equal(p.fe.features, (1ull << 32) | (1ull << 30) | (1ull << 15) | (1ull << 35) |
+					(1ull << 34) | (1ull << 29));
+	pair_close(&p);
+	/* ... and refused by a backend without RING_PACKED */
+	pair_open(&p);
+	reply_u64(&p, VHOST_USER_GET_FEATURES, DPDK_FEATURES & ~(1ull << 34));
+	assert_int_equal(vu_fe_negotiate(&p.fe, &wp, true), -ENOTSUP);
+	assert_non_null(strstr(p.fe.err, "RING_PACKED"));
+	pair_close(&p);
+
 	/* more queues than the backend has */
 	pair_open(&p);
 	reply_u64(&p, VHOST_USER_GET_FEATURES, DPDK_FEATURES);
@@ -301,6 +318,7 @@ static void test_start_stop(void **state)
 			.used = (uintptr_t)base + i * 0x4000 + 0x2000,
 			.kickfd = reg.fd, .callfd = reg.fd };
 	}
+	rings[1].base = 0x8000;		/* a packed ring's base: slot 0, wrap 1 */
 	pair_open(&p);
 	p.fe.features = (1ull << 32) | (1ull << 30);
 	p.fe.protocol = 0x10009;
@@ -325,7 +343,7 @@ static void test_start_stop(void **state)
 		assert_int_equal(m.p.state.index, i);
 		assert_int_equal(m.p.state.num, 256);
 		expect_req(&p, VHOST_USER_SET_VRING_BASE, 1, &m);
-		assert_int_equal(m.p.state.num, 0);
+		assert_int_equal(m.p.state.num, rings[i].base);
 		expect_req(&p, VHOST_USER_SET_VRING_ADDR, 1, &m);
 		assert_int_equal(m.p.addr.index, i);
 		assert_int_equal(m.p.addr.desc_user_addr, rings[i].desc);

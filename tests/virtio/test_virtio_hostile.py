@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """virtio_user against a hostile vhost-user backend written here, which maps
-vfwd's memory from SET_MEM_TABLE and plays the device on the split rings.
+vfwd's memory from SET_MEM_TABLE and plays the device on the split rings
+(or, for the packed_ cases, offers RING_PACKED and plays it on packed rings).
 
     test_virtio_hostile.py CASE     CASE: bad_id | idx_jump | bad_len | bad_reply | xstats
+                                          | packed_bad_id | packed_never_posted
+                                          | packed_bad_flags | packed_bad_len
 
 Every case first moves one good packet each way (vfwd in io mode forwards
 what it receives), then misbehaves:
@@ -11,6 +14,10 @@ what it receives), then misbehaves:
   bad_len   a used length larger than the buffer (D2): dropped and counted,
             the ring keeps working (a good packet follows)
   bad_reply GET_VRING_BASE answered for the wrong ring at stop (D4)
+  packed_bad_id        a used descriptor with an id >= the ring size
+  packed_never_posted  a used id that is not outstanding (already returned)
+  packed_bad_flags     USED without AVAIL in the first lap (wrap counter 1)
+  packed_bad_len       as bad_len, on a packed ring
 vfwd must take the link down (except bad_len), keep running and exit 0."""
 import mmap
 import os
@@ -72,7 +79,8 @@ class Backend:
 
     def handle(self, req, flags, p, fds):
         if req == GET_FEATURES:
-            return self.reply(req, struct.pack("<Q", FEATURES))
+            packed = (1 << 34) if self.case.startswith("packed_") else 0
+            return self.reply(req, struct.pack("<Q", FEATURES | packed))
         if req == GET_PROTOCOL_FEATURES:
             return self.reply(req, struct.pack("<Q", PROTOCOL))
         if req == GET_VRING_BASE:
@@ -144,8 +152,25 @@ class Backend:
         self.wr(r["used"] + 4 + 8 * (k % r["num"]), "<II", id_, ln)
         self.wr(r["used"] + 2, "<H", publish & 0xffff)
 
+    # -- packed ring, device side (first lap only: wrap counter 1; every
+    # buffer one descriptor, used in order, so buffer k is slot k) --
+    def pdesc(self, i, k):
+        return self.rd(self.rings[i]["desc"] + 16 * k, "<QIHH")
+
+    def pused(self, i, k, id_, ln, flags=(1 << 7) | (1 << 15)):
+        d = self.rings[i]["desc"] + 16 * k
+        self.wr(d + 8, "<IH", ln, id_)
+        self.wr(d + 14, "<H", flags)
+
     def rx_packet(self, k, frame, claim=None):
         """Delivers frame into rx buffer number k (vring 0)."""
+        if self.case.startswith("packed_"):
+            addr, ln, id_, flags = self.pdesc(0, k)
+            check(flags & (1 << 7) and not flags & (1 << 15) and flags & 2 and
+                  ln >= HDR + len(frame), f"rx slot {k}: len {ln} flags {flags:#x}")
+            self.wr_bytes(addr, struct.pack("<BBHHHHH", 0, 0, 0, 0, 0, 0, 1) + frame)
+            self.pused(0, k, id_, claim if claim is not None else HDR + len(frame))
+            return ln
         head = self.avail(0, k)
         check(head is not None, f"no rx buffer {k} posted")
         addr, ln, flags, _ = self.desc(0, head)
@@ -156,6 +181,14 @@ class Backend:
 
     def tx_packet(self, k):
         """Reads vfwd's k-th transmitted packet (vring 1), completes it."""
+        if self.case.startswith("packed_"):
+            addr, ln, id_, flags = self.pdesc(1, k)
+            if not flags & (1 << 7) or flags & (1 << 15):
+                return None
+            check(not flags & 1, f"tx slot {k}: a chain ({flags:#x})")
+            data = self.rd_bytes(addr, ln)
+            self.pused(1, k, id_, 0)
+            return data
         head = self.avail(1, k)
         if head is None:
             return None
@@ -226,7 +259,7 @@ def main(case):
         return xstats_case()
     sock = sock_path(f"vio-hostile-{case}.sock")
     be = Backend(sock, case)
-    vf = Vfwd([f"virtio_user,path={sock}"])
+    vf = Vfwd([f"virtio_user,path={sock}" + (",packed_vq=1" if case.startswith("packed_") else "")])
     wait_for(be.running.is_set, timeout=60, what="DRIVER_OK from vfwd")
     vf.wait_link(True)
 
@@ -238,19 +271,25 @@ def main(case):
     wait_for(lambda: got.append(be.tx_packet(0)) or got[-1] is not None, what="tx packet")
     check(got[-1] == bytes(HDR) + f1, f"forwarded bytes differ: {got[-1]!r}")
 
-    if case == "bad_id":
+    if case == "packed_bad_id":
+        be.pused(0, 1, 999, HDR + 60)
+    elif case == "packed_never_posted":
+        be.pused(0, 1, 0, HDR + 60)                    # buffer 0 came back already
+    elif case == "packed_bad_flags":
+        be.pused(0, 1, 1, HDR + 60, flags=(1 << 15) | 2)   # USED without AVAIL in lap 1
+    elif case == "bad_id":
         be.used(0, 1, 999, HDR + 60, 2)
     elif case == "idx_jump":
         be.used(0, 1, 0, HDR + 60, 1 + 1000)
-    elif case == "bad_len":
-        buflen = be.desc(0, be.avail(0, 1))[1]
+    elif case in ("bad_len", "packed_bad_len"):
+        buflen = be.pdesc(0, 1)[1] if case == "packed_bad_len" else be.desc(0, be.avail(0, 1))[1]
         be.rx_packet(1, frame(2), claim=buflen + 100)
         vf.wait_port(lambda p: p["ierrors"] == 1, "oversized used len counted")
         be.rx_packet(2, frame(3))
         vf.wait_port(lambda p: p["ipackets"] == 2 and p["opackets"] == 2, "ring still working")
         wait_for(lambda: got.append(be.tx_packet(1)) or got[-1] is not None, what="tx packet 2")
         check(got[-1] == bytes(HDR) + frame(3), "second forwarded packet differs")
-    if case in ("bad_id", "idx_jump"):
+    if case in ("bad_id", "idx_jump", "packed_bad_id", "packed_never_posted", "packed_bad_flags"):
         vf.wait_link(False)
         wait_for(be.closed.is_set, what="vfwd to drop the connection")
         check("broke vring 0" in vf.err.text(), "no log line naming the broken ring:\n"
@@ -260,7 +299,7 @@ def main(case):
     if case == "bad_reply":
         check("GET_VRING_BASE: reply for ring" in vf.err.text(),
               "bad GET_VRING_BASE reply not reported:\n" + vf.err.text()[-2000:])
-    if case == "bad_len":
+    if case in ("bad_len", "packed_bad_len"):
         check(p["ipackets"] == 2 and p["ierrors"] == 1, f"counters {p}")
     else:
         check(p["ipackets"] == 1, f"counters {p}")

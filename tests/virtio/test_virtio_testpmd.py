@@ -2,6 +2,7 @@
 """vfwd's virtio_user against DPDK's net_vhost (dpdk-testpmd is the backend).
 
     test_virtio_testpmd.py CASE      CASE: default | in_order0 | mrg0 | queues2 | server | vanish
+                                     or packed_ + any of the first five (packed_vq=1)
 
 vfwd forwards in io mode (rx queue i -> tx queue i of the same port) and, in
 client mode, first sends one burst of its own (--tx-first).  testpmd sends
@@ -20,6 +21,7 @@ F_MRG = 1 << 15
 F_MQ = 1 << 22
 F_IN_ORDER = 1 << 35
 F_V1 = 1 << 32
+F_PACKED = 1 << 34
 BURST = 32
 FRAME = 64          # testpmd's default txonly frame
 
@@ -81,11 +83,15 @@ def case(name):
     if name == "vanish":
         return vanish()
     sock = sock_path(f"vio-{name}.sock")
+    packed = name.startswith("packed_")
+    name = name[len("packed_"):] if packed else name
     server = name == "server"
     qp = 2 if name == "queues2" else 1
     devargs = f"virtio_user,path={sock}"
     devargs += {"in_order0": ",in_order=0", "mrg0": ",mrg_rxbuf=0", "queues2": ",queues=2",
                 "server": ",server=1", "default": ""}[name]
+    if packed:
+        devargs += ",packed_vq=1"
     vdev = f"net_vhost0,iface={sock}" + (",client=1" if server else "") + \
         (",queues=2" if qp == 2 else "")
     pmd = ["--rxq=2", "--txq=2"] if qp == 2 else []
@@ -114,6 +120,7 @@ def case(name):
     check(bool(feats & F_IN_ORDER) == (name != "in_order0"), f"IN_ORDER bit wrong: {feats:#x}")
     check(bool(feats & F_MRG) == (name != "mrg0"), f"MRG_RXBUF bit wrong: {feats:#x}")
     check(bool(feats & F_MQ) == (qp == 2), f"MQ bit wrong: {feats:#x}")
+    check(bool(feats & F_PACKED) == packed, f"RING_PACKED bit wrong: {feats:#x}")
 
     # round 1: 4 bursts per testpmd stream of 64-byte frames
     n1 = 4 * qp * BURST
@@ -166,7 +173,7 @@ def case(name):
     if server:
         check(not os.path.exists(sock), "server socket left behind")
     shutil.rmtree(os.path.dirname(sock), ignore_errors=True)
-    print(f"ok: {name}: {total_fwd} packets each way checked")
+    print(f"ok: {'packed_' if packed else ''}{name}: {total_fwd} packets each way checked")
 
 
 if __name__ == "__main__":
