@@ -125,8 +125,11 @@ class Backend:
         return struct.unpack_from(fmt, m, o)
 
     def wr(self, addr, fmt, *v):
-        m, o = self.mem(addr, struct.calcsize(fmt))
-        struct.pack_into(fmt, m, o, *v)
+        # Not struct.pack_into: it zeroes the target before packing, and
+        # vfwd would see that transient 0 in a flags or index word.
+        b = struct.pack(fmt, *v)
+        m, o = self.mem(addr, len(b))
+        m[o:o + len(b)] = b
 
     def wr_bytes(self, addr, b):
         m, o = self.mem(addr, len(b))
