@@ -243,10 +243,38 @@ int vh_chain_to_mbuf(struct vh_vq *vq, const struct vh_chain *c,
 	return -1;
 }
 
+/* Descriptors looked at ahead of their copies: their reads and the
+ * frames' first cache lines are in flight together. */
+#define VH_BATCH 32u
+
+/* The common dequeue case, one readable descriptor holding the header
+ * and a frame that fits one mbuf: src gets the frame, or NULL when the
+ * chain needs the general walk (which validates it from scratch). */
+static inline const uint8_t *simple_tx(const struct vh_vq *vq, uint16_t head,
+				       uint32_t room, uint32_t *flen)
+{
+	const volatile struct vring_desc *vd = &vq->desc[head];
+	/* one fetch of the peer-writable fields (hardening.md C8) */
+	uint64_t addr = vd->addr;
+	uint32_t len = vd->len;
+	uint16_t flags = vd->flags;
+	const uint8_t *p;
+
+	if (flags || len <= vq->hdr_len || len - vq->hdr_len > room)
+		return NULL;
+	p = vh_gpa(vq->mem, addr, len);
+	if (!p)
+		return NULL;
+	*flen = len - vq->hdr_len;
+	return p + vq->hdr_len;
+}
+
 uint16_t vh_split_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct vh_vq *vq = q;
+	const volatile uint16_t *ring;
 	uint16_t avail_idx, cnt, got = 0, used_idx, k;
+	uint32_t room;
 	uint64_t bytes = 0;
 
 	if (!__atomic_load_n(&vq->ready, __ATOMIC_ACQUIRE) || vq->dp_broken)
@@ -261,37 +289,70 @@ uint16_t vh_split_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 		return 0;
 	}
 	cnt = RTE_MIN(cnt, n);
-	/* Not vf_mbuf_alloc_bulk_len(): it left nb_segs 0 here (its 8-byte
-	 * rearm load from a stack template is type punning the compiler may
-	 * reorder), which made mode code drop every packet. */
-	if (rte_pktmbuf_alloc_bulk(vq->pool, pkts, cnt) != 0) {
+	if (vf_mbuf_alloc_bulk_len(vq->pool, pkts, cnt, vq->port_id, 0) != 0) {
 		vq->st.nombuf++;
 		return 0;
 	}
+	room = rte_pktmbuf_data_room_size(vq->pool) - RTE_PKTMBUF_HEADROOM;
+	ring = vq->avail->ring;
 	used_idx = vq->last_used;
-	for (k = 0; k < cnt; k++) {
-		uint16_t head = ((volatile uint16_t *)vq->avail->ring)[vq->last_avail & vq->mask];
-		struct vh_chain c;
-		uint32_t clen;
-		int rc;
+	for (k = 0; k < cnt;) {
+		uint16_t nb = (uint16_t)RTE_MIN((unsigned int)(cnt - k), VH_BATCH), heads[VH_BATCH], i;
+		const uint8_t *src[VH_BATCH];
+		uint32_t flen[VH_BATCH];
+		bool stop = false;
 
-		c.nseg = 0;
-		rc = vh_split_walk(vq, head, false, &c, &clen);
-		if (rc < 0 && rc > VH_WALK_TOO_MANY) {
-			vh_vq_break(vq, vh_walk_err_str(rc));
+		for (i = 0; i < nb; i++) {
+			heads[i] = ring[(uint16_t)(vq->last_avail + i) & vq->mask];
+			if (heads[i] < vq->size)
+				rte_prefetch0((const void *)&vq->desc[heads[i]]);
+		}
+		for (i = 0; i < nb; i++) {
+			src[i] = heads[i] < vq->size ? simple_tx(vq, heads[i], room, &flen[i]) : NULL;
+			if (src[i]) {
+				rte_prefetch0(src[i]);
+				if (flen[i] > RTE_CACHE_LINE_SIZE)
+					rte_prefetch0(src[i] + RTE_CACHE_LINE_SIZE);
+			}
+		}
+		for (i = 0; i < nb; i++) {
+			struct rte_mbuf *m = pkts[got];
+			int ok;
+
+			if (src[i]) {
+				rte_memcpy(rte_pktmbuf_mtod(m, void *), src[i], flen[i]);
+				m->data_len = (uint16_t)flen[i];
+				m->pkt_len = flen[i];
+				ok = 1;
+			} else {
+				struct vh_chain c;
+				uint32_t clen;
+				int rc;
+
+				c.nseg = 0;
+				rc = vh_split_walk(vq, heads[i], false, &c, &clen);
+				if (rc < 0 && rc > VH_WALK_TOO_MANY) {
+					vh_vq_break(vq, vh_walk_err_str(rc));
+					stop = true;
+					break;
+				}
+				ok = rc == 0 && vh_chain_to_mbuf(vq, &c, clen, m) == 0;
+			}
+			vq->last_avail++;
+			if (ok) {
+				bytes += m->pkt_len;
+				got++;
+			} else {
+				/* P5: give the buffer back unread, keep the ring moving */
+				vq->st.bad_packet++;
+			}
+			vq->used->ring[used_idx & vq->mask].id = heads[i];
+			vq->used->ring[used_idx & vq->mask].len = 0;
+			used_idx++;
+		}
+		if (stop)
 			break;
-		}
-		vq->last_avail++;
-		if (rc == 0 && vh_chain_to_mbuf(vq, &c, clen, pkts[got]) == 0) {
-			bytes += pkts[got]->pkt_len;
-			got++;
-		} else {
-			/* P5: give the buffer back unread, keep the ring moving */
-			vq->st.bad_packet++;
-		}
-		vq->used->ring[used_idx & vq->mask].id = head;
-		vq->used->ring[used_idx & vq->mask].len = 0;
-		used_idx++;
+		k = (uint16_t)(k + nb);
 	}
 	if (got < cnt)
 		vf_mbuf_free_bulk(&pkts[got], cnt - got);
@@ -376,6 +437,76 @@ static int enqueue_one(struct vh_vq *vq, struct rte_mbuf *m, uint16_t avail_idx,
 	return ENQ_OK;
 }
 
+/* The common enqueue case, one device-writable descriptor with room for
+ * the header and a one-mbuf packet of need bytes: its host address, or
+ * NULL when the general path must decide. */
+static inline uint8_t *simple_rx(const struct vh_vq *vq, uint16_t head, uint32_t need)
+{
+	const volatile struct vring_desc *vd = &vq->desc[head];
+	/* one fetch of the peer-writable fields (hardening.md C8) */
+	uint64_t addr = vd->addr;
+	uint32_t len = vd->len;
+	uint16_t flags = vd->flags;
+
+	if (flags != VRING_DESC_F_WRITE || len < need)
+		return NULL;
+	return vh_gpa(vq->mem, addr, need);
+}
+
+/* Copies the longest run of simple packets from pkts (at most VH_BATCH):
+ * every descriptor is read and every destination prefetched before the
+ * first copy.  Returns the packets sent; the caller takes the rest
+ * through enqueue_one(). */
+static uint16_t enqueue_simple(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n,
+			       uint16_t avail_idx, uint16_t *used_idx, uint64_t *bytes)
+{
+	const volatile uint16_t *ring = vq->avail->ring;
+	uint16_t heads[VH_BATCH], i, nb;
+	uint8_t *dst[VH_BATCH];
+	uint16_t u = *used_idx;
+
+	nb = (uint16_t)(avail_idx - vq->last_avail);
+	nb = RTE_MIN(nb, n);
+	nb = (uint16_t)RTE_MIN((unsigned int)nb, VH_BATCH);
+	for (i = 0; i < nb; i++) {
+		heads[i] = ring[(uint16_t)(vq->last_avail + i) & vq->mask];
+		if (heads[i] >= vq->size)
+			break;
+		rte_prefetch0((const void *)&vq->desc[heads[i]]);
+	}
+	nb = i;
+	for (i = 0; i < nb; i++) {
+		const struct rte_mbuf *m = pkts[i];
+
+		if (m->nb_segs != 1)
+			break;
+		dst[i] = simple_rx(vq, heads[i], vq->hdr_len + m->pkt_len);
+		if (!dst[i])
+			break;
+		__builtin_prefetch(dst[i], 1, 3);	/* for writing */
+	}
+	nb = i;
+	for (i = 0; i < nb; i++) {
+		const struct rte_mbuf *m = pkts[i];
+		/* num_buffers 1: a mergeable packet in one buffer too */
+		struct virtio_net_hdr_mrg_rxbuf hdr = { .num_buffers = 1 };
+		struct vring_used_elem *e = &vq->used->ring[u & vq->mask];
+
+		if (vq->hdr_len == sizeof(hdr))
+			memcpy(dst[i], &hdr, sizeof(hdr));
+		else
+			memcpy(dst[i], &hdr, sizeof(struct virtio_net_hdr));
+		rte_memcpy(dst[i] + vq->hdr_len, rte_pktmbuf_mtod(m, const void *), m->pkt_len);
+		e->id = heads[i];
+		e->len = vq->hdr_len + m->pkt_len;
+		*bytes += m->pkt_len;
+		u++;
+	}
+	vq->last_avail = (uint16_t)(vq->last_avail + nb);
+	*used_idx = u;
+	return nb;
+}
+
 uint16_t vh_split_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct vh_vq *vq = q;
@@ -393,9 +524,19 @@ uint16_t vh_split_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n)
 		vq->st.ring_full += n;	/* the front-end posted no buffers */
 		return 0;
 	}
-	avail = vq->last_avail;
 	used_idx = vq->last_used;
-	for (; done < n; done++) {
+	while (done < n) {
+		uint16_t k = enqueue_simple(vq, pkts + done, n - done, avail_idx, &used_idx,
+					    &bytes);
+
+		done = (uint16_t)(done + k);
+		sent = (uint16_t)(sent + k);
+		if (k == VH_BATCH)
+			continue;
+		if (done == n || vq->last_avail == avail_idx)
+			break;
+		/* one packet the fast path left: the general path decides */
+		avail = vq->last_avail;
 		int rc = enqueue_one(vq, pkts[done], avail_idx, &avail, &used_idx);
 
 		if (rc == ENQ_OK) {
@@ -404,12 +545,13 @@ uint16_t vh_split_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n)
 		} else if (rc == ENQ_DROP) {
 			vq->st.too_big++;
 		} else {
-			if (rc == ENQ_FULL)
-				vq->st.ring_full += n - done;
 			break;
 		}
+		vq->last_avail = avail;
+		done++;
 	}
-	vq->last_avail = avail;
+	if (done < n && !vq->dp_broken)
+		vq->st.ring_full += n - done;
 	if (used_idx != vq->last_used) {
 		vq_suppress_kicks(vq);
 		vq_publish(vq, used_idx);
