@@ -242,6 +242,24 @@ static inline bool batch4_avail(const struct vh_vq *vq, uint16_t slot, bool wrap
 	return true;
 }
 
+/* The same for the one slot at slot (groups that are not aligned, not
+ * all posted yet, or cross the ring's end). */
+static inline bool single_avail(const struct vh_vq *vq, uint16_t slot, bool wrap, uint16_t want)
+{
+	uint16_t f = (uint16_t)((wrap ? PK_AVAIL : PK_USED) | want);
+
+	return vf_load_acq16(&vq->pdesc[slot].flags) == f;
+}
+
+/* Simple buffers to take next from (slot, wrap): 4, 1, or 0. */
+static inline uint16_t simple_avail(const struct vh_vq *vq, uint16_t slot, bool wrap,
+				    uint16_t want, uint16_t left)
+{
+	if (left >= 4 && batch4_avail(vq, slot, wrap, want))
+		return 4;
+	return left && single_avail(vq, slot, wrap, want) ? 1 : 0;
+}
+
 /* Used descriptors of one dequeue burst: one per buffer, or with
  * IN_ORDER one for the run (the last buffer's id, skipping every slot,
  * §2.4). */
@@ -264,10 +282,10 @@ static inline void deq_used(struct vh_vq *vq, struct pk_done *dn, uint16_t id, u
 	dn->io_ndesc = (uint16_t)(dn->io_ndesc + nd);
 }
 
-/* Takes whole groups of four simple buffers from last_avail on (at most
- * n, a multiple of 4 of them): every descriptor is read and every frame
- * prefetched before the first copy into pkts[].  A group with anything
- * else (a chain, an indirect table, a frame too long for one mbuf, an
+/* Takes simple buffers (one descriptor each) from last_avail on, at most
+ * n, in groups of four where a group is aligned and whole, else one by
+ * one: every descriptor is read and every frame prefetched before the
+ * first copy into pkts[].  A buffer with anything else (a chain, an indirect table, a frame too long for one mbuf, an
  * address outside the regions, an id out of range) is left to the
  * one-at-a-time path, which validates it from scratch.  Returns the
  * buffers taken. */
@@ -280,10 +298,13 @@ static uint16_t deq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n
 	bool wrap = vq->avail_wrap;
 
 	n = (uint16_t)RTE_MIN((unsigned int)n, PK_BATCH);
-	while (cnt + 4 <= n && batch4_avail(vq, slot, wrap, 0)) {
+	for (;;) {
 		const volatile struct vring_packed_desc *d = &vq->pdesc[slot];
+		uint16_t g = simple_avail(vq, slot, wrap, 0, (uint16_t)(n - cnt));
 
-		for (i = 0; i < 4; i++) {
+		if (!g)
+			break;
+		for (i = 0; i < g; i++) {
 			/* one fetch of each peer-writable field (hardening.md C8) */
 			uint64_t addr = d[i].addr;
 			uint32_t len = d[i].len;
@@ -300,10 +321,11 @@ static uint16_t deq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n
 			flen[cnt + i] = len - vq->hdr_len;
 			ids[cnt + i] = id;
 		}
-		if (i < 4)
+		/* the group's good ones are taken, the bad one is left */
+		cnt = (uint16_t)(cnt + i);
+		slot_advance(vq, &slot, &wrap, i);
+		if (i < g)
 			break;
-		cnt = (uint16_t)(cnt + 4);
-		slot_advance(vq, &slot, &wrap, 4);
 	}
 	for (i = 0; i < cnt; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -319,8 +341,8 @@ static uint16_t deq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n
 	return cnt;
 }
 
-/* The same for enqueue: groups of four device-writable single buffers,
- * each with room for the header and its one-mbuf packet. */
+/* The same for enqueue: device-writable single buffers, each with room
+ * for the header and its one-mbuf packet. */
 static uint16_t enq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n,
 			    struct pk_shadow *sh, uint64_t *bytes)
 {
@@ -328,11 +350,15 @@ static uint16_t enq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n
 	uint16_t ids[PK_BATCH], slot = vq->last_avail, cnt = 0, i;
 	bool wrap = vq->avail_wrap;
 
-	n = (uint16_t)RTE_MIN((unsigned int)n, PK_BATCH);
-	while (cnt + 4 <= n && batch4_avail(vq, slot, wrap, VRING_DESC_F_WRITE)) {
+	/* never round the ring within one run */
+	n = (uint16_t)RTE_MIN((unsigned int)RTE_MIN(n, vq->size), PK_BATCH);
+	for (;;) {
 		const volatile struct vring_packed_desc *d = &vq->pdesc[slot];
+		uint16_t g = simple_avail(vq, slot, wrap, VRING_DESC_F_WRITE, (uint16_t)(n - cnt));
 
-		for (i = 0; i < 4; i++) {
+		if (!g)
+			break;
+		for (i = 0; i < g; i++) {
 			const struct rte_mbuf *m = pkts[cnt + i];
 			uint32_t need = vq->hdr_len + m->pkt_len;
 			uint64_t addr = d[i].addr;
@@ -349,10 +375,10 @@ static uint16_t enq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n
 			dst[cnt + i] = p;
 			ids[cnt + i] = id;
 		}
-		if (i < 4)
+		cnt = (uint16_t)(cnt + i);
+		slot_advance(vq, &slot, &wrap, i);
+		if (i < g)
 			break;
-		cnt = (uint16_t)(cnt + 4);
-		slot_advance(vq, &slot, &wrap, 4);
 	}
 	for (i = 0; i < cnt; i++) {
 		const struct rte_mbuf *m = pkts[i];
