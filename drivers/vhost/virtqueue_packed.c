@@ -351,7 +351,8 @@ static uint16_t enq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n
 	bool wrap = vq->avail_wrap;
 
 	/* never round the ring within one run */
-	n = (uint16_t)RTE_MIN((unsigned int)RTE_MIN(n, vq->size), PK_BATCH);
+	n = RTE_MIN(n, vq->size);
+	n = (uint16_t)RTE_MIN((unsigned int)n, PK_BATCH);
 	for (;;) {
 		const volatile struct vring_packed_desc *d = &vq->pdesc[slot];
 		uint16_t g = simple_avail(vq, slot, wrap, VRING_DESC_F_WRITE, (uint16_t)(n - cnt));
