@@ -30,6 +30,7 @@ struct vh_vq_stats {
 	uint64_t nombuf;	/* dequeue: mempool empty */
 	uint64_t broken;	/* ring marked broken (structure error) */
 	uint64_t calls;		/* call eventfd writes */
+	uint64_t batched;	/* packed: buffers taken four at a time (tests) */
 };
 #define VH_VQ_NB_STATS (sizeof(struct vh_vq_stats) / sizeof(uint64_t))
 

@@ -322,6 +322,8 @@ static uint16_t deq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n
 			ids[cnt + i] = id;
 		}
 		/* the group's good ones are taken, the bad one is left */
+		if (i == 4)
+			vq->st.batched += 4;
 		cnt = (uint16_t)(cnt + i);
 		slot_advance(vq, &slot, &wrap, i);
 		if (i < g)
@@ -376,6 +378,8 @@ static uint16_t enq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n
 			dst[cnt + i] = p;
 			ids[cnt + i] = id;
 		}
+		if (i == 4)
+			vq->st.batched += 4;
 		cnt = (uint16_t)(cnt + i);
 		slot_advance(vq, &slot, &wrap, i);
 		if (i < g)
