@@ -146,7 +146,7 @@ static inline void vh_cursor_write(struct vh_cursor *cu, const void *src, uint32
 	}
 }
 
-/* Shared by both ring layouts (virtqueue_split.c). */
+/* Shared by both ring layouts (virtqueue_common.c). */
 const char *vh_walk_err_str(int rc);
 void vh_vq_break(struct vh_vq *vq, const char *why);
 /* Copies a dequeued chain minus the virtio-net header into m; 0 or -1

@@ -5,20 +5,16 @@
 #include "virtqueue.h"
 
 #include <errno.h>
-#include <string.h>
-#include <unistd.h>
-
-#include <linux/virtio_net.h>
 
 #include "common/vring_sync.h"
 #include "vf_log.h"
 #include "vf_mbuf.h"
+#include "vq_shared.h"
 
 /* The UAPI gives bit numbers, not masks (pitfall 12). */
 #define PK_AVAIL (1u << VRING_PACKED_DESC_F_AVAIL)
 #define PK_USED (1u << VRING_PACKED_DESC_F_USED)
 #define PK_WRAP_BIT (1u << VRING_PACKED_EVENT_F_WRAP_CTR)
-#define VH_MAX_INDIRECT 32768u
 /* Used descriptors collected before they are written in one go. */
 #define PK_SHADOW 256u
 
@@ -204,22 +200,11 @@ static void pk_call(struct vh_vq *vq, uint16_t old, bool moved)
 			off = (uint16_t)(off - vq->size);
 		call = vring_need_event(off, newu, old);
 	}
-	if (call) {
-		int fd = __atomic_load_n(&vq->callfd, __ATOMIC_ACQUIRE);
-
-		if (fd >= 0) {
-			uint64_t one = 1;
-
-			if (write(fd, &one, sizeof(one)) == sizeof(one))
-				vq->st.calls++;
-		}
-	}
+	if (call)
+		vh_vq_call(vq);
 }
 
 /* ---- the four-descriptor fast path (issue 7) --------------------------- */
-
-/* Buffers looked at ahead of their copies (a multiple of 4). */
-#define PK_BATCH 32u
 
 /* Whether the four slots from slot (one cache line when the ring is
  * 64-byte aligned) all hold an available single-descriptor buffer of this
@@ -292,12 +277,12 @@ static inline void deq_used(struct vh_vq *vq, struct pk_done *dn, uint16_t id, u
 static uint16_t deq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n,
 			    uint32_t room, struct pk_done *dn, uint64_t *bytes)
 {
-	const uint8_t *src[PK_BATCH];
-	uint32_t flen[PK_BATCH];
-	uint16_t ids[PK_BATCH], slot = vq->last_avail, cnt = 0, i;
+	const uint8_t *src[VH_BATCH];
+	uint32_t flen[VH_BATCH];
+	uint16_t ids[VH_BATCH], slot = vq->last_avail, cnt = 0, i;
 	bool wrap = vq->avail_wrap;
 
-	n = (uint16_t)RTE_MIN((unsigned int)n, PK_BATCH);
+	n = (uint16_t)RTE_MIN((unsigned int)n, VH_BATCH);
 	for (;;) {
 		const volatile struct vring_packed_desc *d = &vq->pdesc[slot];
 		uint16_t g = simple_avail(vq, slot, wrap, 0, (uint16_t)(n - cnt));
@@ -309,16 +294,12 @@ static uint16_t deq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n
 			uint64_t addr = d[i].addr;
 			uint32_t len = d[i].len;
 			uint16_t id = d[i].id;
-			const uint8_t *p;
 
-			if (id >= vq->size || len <= vq->hdr_len || len - vq->hdr_len > room)
+			if (id >= vq->size)
 				break;
-			p = vh_gpa(vq->mem, addr, len);
-			if (!p)
+			src[cnt + i] = vh_simple_tx(vq, addr, len, room, &flen[cnt + i]);
+			if (!src[cnt + i])
 				break;
-			rte_prefetch0(p);
-			src[cnt + i] = p + vq->hdr_len;
-			flen[cnt + i] = len - vq->hdr_len;
 			ids[cnt + i] = id;
 		}
 		/* the group's good ones are taken, the bad one is left */
@@ -332,9 +313,7 @@ static uint16_t deq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n
 	for (i = 0; i < cnt; i++) {
 		struct rte_mbuf *m = pkts[i];
 
-		rte_memcpy(rte_pktmbuf_mtod(m, void *), src[i], flen[i]);
-		m->data_len = (uint16_t)flen[i];
-		m->pkt_len = flen[i];
+		vh_copy_tx(m, src[i], flen[i]);
 		*bytes += flen[i];
 		deq_used(vq, dn, ids[i], 1);
 	}
@@ -348,13 +327,13 @@ static uint16_t deq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n
 static uint16_t enq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n,
 			    struct pk_shadow *sh, uint64_t *bytes)
 {
-	uint8_t *dst[PK_BATCH];
-	uint16_t ids[PK_BATCH], slot = vq->last_avail, cnt = 0, i;
+	uint8_t *dst[VH_BATCH];
+	uint16_t ids[VH_BATCH], slot = vq->last_avail, cnt = 0, i;
 	bool wrap = vq->avail_wrap;
 
 	/* never round the ring within one run */
 	n = RTE_MIN(n, vq->size);
-	n = (uint16_t)RTE_MIN((unsigned int)n, PK_BATCH);
+	n = (uint16_t)RTE_MIN((unsigned int)n, VH_BATCH);
 	for (;;) {
 		const volatile struct vring_packed_desc *d = &vq->pdesc[slot];
 		uint16_t g = simple_avail(vq, slot, wrap, VRING_DESC_F_WRITE, (uint16_t)(n - cnt));
@@ -362,20 +341,15 @@ static uint16_t enq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n
 		if (!g)
 			break;
 		for (i = 0; i < g; i++) {
-			const struct rte_mbuf *m = pkts[cnt + i];
-			uint32_t need = vq->hdr_len + m->pkt_len;
 			uint64_t addr = d[i].addr;
 			uint32_t len = d[i].len;
 			uint16_t id = d[i].id;
-			uint8_t *p;
 
-			if (m->nb_segs != 1 || id >= vq->size || len < need)
+			if (id >= vq->size)
 				break;
-			p = vh_gpa(vq->mem, addr, need);
-			if (!p)
+			dst[cnt + i] = vh_simple_rx(vq, addr, len, pkts[cnt + i]);
+			if (!dst[cnt + i])
 				break;
-			__builtin_prefetch(p, 1, 3);	/* for writing */
-			dst[cnt + i] = p;
 			ids[cnt + i] = id;
 		}
 		if (i == 4)
@@ -387,14 +361,8 @@ static uint16_t enq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n
 	}
 	for (i = 0; i < cnt; i++) {
 		const struct rte_mbuf *m = pkts[i];
-		/* num_buffers 1: a mergeable packet in one buffer too */
-		struct virtio_net_hdr_mrg_rxbuf hdr = { .num_buffers = 1 };
 
-		if (vq->hdr_len == sizeof(hdr))
-			memcpy(dst[i], &hdr, sizeof(hdr));
-		else
-			memcpy(dst[i], &hdr, sizeof(struct virtio_net_hdr));
-		rte_memcpy(dst[i] + vq->hdr_len, rte_pktmbuf_mtod(m, const void *), m->pkt_len);
+		vh_copy_rx(vq, dst[i], m);
 		*bytes += m->pkt_len;
 		shadow_add(vq, sh, true, ids[i], vq->hdr_len + m->pkt_len, 1);
 	}
@@ -436,7 +404,7 @@ uint16_t vh_packed_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 		vq->st.nombuf++;
 		return 0;
 	}
-	room = rte_pktmbuf_data_room_size(vq->pool) - RTE_PKTMBUF_HEADROOM;
+	room = vh_mbuf_room(vq);
 	dn.sh.n = 0;
 	dn.io_ndesc = 0;
 	dn.io_id = 0;
@@ -496,8 +464,6 @@ uint16_t vh_packed_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 
 /* ---- enqueue ---------------------------------------------------------- */
 
-enum { ENQ_OK, ENQ_FULL, ENQ_DROP, ENQ_BROKEN };
-
 struct pk_buf {
 	uint16_t id, ndesc;
 	uint32_t len;	/* capacity */
@@ -541,12 +507,7 @@ static int enqueue_one(struct vh_vq *vq, struct rte_mbuf *m, struct pk_shadow *s
 			return ENQ_DROP;
 	}
 
-	struct virtio_net_hdr_mrg_rxbuf hdr = { .num_buffers = vq->mrg_rxbuf ? nb : 1 };
-	struct vh_cursor cu = { .c = &c };
-
-	vh_cursor_write(&cu, &hdr, vq->hdr_len);
-	for (const struct rte_mbuf *s = m; s; s = s->next)
-		vh_cursor_write(&cu, rte_pktmbuf_mtod(s, const void *), s->data_len);
+	vh_copy_rx_chain(vq, &c, m, nb);
 
 	/* Keep a packet's buffers in one flush: its first buffer is then
 	 * published after the others. */
