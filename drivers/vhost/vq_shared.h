@@ -45,7 +45,7 @@ static inline uint32_t vh_mbuf_room(const struct vh_vq *vq)
  * ring, holding the header and a frame that fits one mbuf: the frame's
  * host address (*flen its length), or NULL when the general path must
  * decide. */
-static inline const uint8_t *vh_simple_tx(const struct vh_vq *vq, uint64_t addr, uint32_t len,
+static __rte_always_inline const uint8_t *vh_simple_tx(const struct vh_vq *vq, uint64_t addr, uint32_t len,
 					  uint32_t room, uint32_t *flen)
 {
 	const uint8_t *p;
@@ -62,7 +62,7 @@ static inline const uint8_t *vh_simple_tx(const struct vh_vq *vq, uint64_t addr,
 
 /* A writable single descriptor with room for the header and the one-mbuf
  * packet m: its host address, or NULL for the general path. */
-static inline uint8_t *vh_simple_rx(const struct vh_vq *vq, uint64_t addr, uint32_t len,
+static __rte_always_inline uint8_t *vh_simple_rx(const struct vh_vq *vq, uint64_t addr, uint32_t len,
 				    const struct rte_mbuf *m)
 {
 	uint32_t need = vq->hdr_len + m->pkt_len;
@@ -78,14 +78,14 @@ static inline uint8_t *vh_simple_rx(const struct vh_vq *vq, uint64_t addr, uint3
 
 /* Fast-path copies: a frame into a fresh one-segment mbuf, and a
  * one-mbuf packet with its header (num_buffers 1) into a buffer. */
-static inline void vh_copy_tx(struct rte_mbuf *m, const uint8_t *src, uint32_t flen)
+static __rte_always_inline void vh_copy_tx(struct rte_mbuf *m, const uint8_t *src, uint32_t flen)
 {
 	rte_memcpy(rte_pktmbuf_mtod(m, void *), src, flen);
 	m->data_len = (uint16_t)flen;
 	m->pkt_len = flen;
 }
 
-static inline void vh_copy_rx(const struct vh_vq *vq, uint8_t *dst, const struct rte_mbuf *m)
+static __rte_always_inline void vh_copy_rx(const struct vh_vq *vq, uint8_t *dst, const struct rte_mbuf *m)
 {
 	struct virtio_net_hdr_mrg_rxbuf hdr = { .num_buffers = 1 };
 
