@@ -30,6 +30,7 @@ struct vh_vq_stats {
 	uint64_t nombuf;	/* dequeue: mempool empty */
 	uint64_t broken;	/* ring marked broken (structure error) */
 	uint64_t calls;		/* call eventfd writes */
+	uint64_t batched;	/* packed: buffers taken four at a time (tests) */
 };
 #define VH_VQ_NB_STATS (sizeof(struct vh_vq_stats) / sizeof(uint64_t))
 
@@ -145,7 +146,7 @@ static inline void vh_cursor_write(struct vh_cursor *cu, const void *src, uint32
 	}
 }
 
-/* Shared by both ring layouts (virtqueue_split.c). */
+/* Shared by both ring layouts (virtqueue_common.c). */
 const char *vh_walk_err_str(int rc);
 void vh_vq_break(struct vh_vq *vq, const char *why);
 /* Copies a dequeued chain minus the virtio-net header into m; 0 or -1

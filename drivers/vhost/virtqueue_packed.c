@@ -5,20 +5,16 @@
 #include "virtqueue.h"
 
 #include <errno.h>
-#include <string.h>
-#include <unistd.h>
-
-#include <linux/virtio_net.h>
 
 #include "common/vring_sync.h"
 #include "vf_log.h"
 #include "vf_mbuf.h"
+#include "vq_shared.h"
 
 /* The UAPI gives bit numbers, not masks (pitfall 12). */
 #define PK_AVAIL (1u << VRING_PACKED_DESC_F_AVAIL)
 #define PK_USED (1u << VRING_PACKED_DESC_F_USED)
 #define PK_WRAP_BIT (1u << VRING_PACKED_EVENT_F_WRAP_CTR)
-#define VH_MAX_INDIRECT 32768u
 /* Used descriptors collected before they are written in one go. */
 #define PK_SHADOW 256u
 
@@ -204,16 +200,175 @@ static void pk_call(struct vh_vq *vq, uint16_t old, bool moved)
 			off = (uint16_t)(off - vq->size);
 		call = vring_need_event(off, newu, old);
 	}
-	if (call) {
-		int fd = __atomic_load_n(&vq->callfd, __ATOMIC_ACQUIRE);
+	if (call)
+		vh_vq_call(vq);
+}
 
-		if (fd >= 0) {
-			uint64_t one = 1;
+/* ---- the four-descriptor fast path (issue 7) --------------------------- */
 
-			if (write(fd, &one, sizeof(one)) == sizeof(one))
-				vq->st.calls++;
-		}
+/* Whether the four slots from slot (one cache line when the ring is
+ * 64-byte aligned) all hold an available single-descriptor buffer of this
+ * lap: flags exactly the lap's avail bits plus want (0 or WRITE), so no
+ * NEXT and no INDIRECT.  A group that would cross the ring's end is never
+ * taken whole.  The flags are read first, the bodies after (acquire). */
+static inline bool batch4_avail(const struct vh_vq *vq, uint16_t slot, bool wrap, uint16_t want)
+{
+	const volatile struct vring_packed_desc *d = &vq->pdesc[slot];
+	uint16_t f = (uint16_t)((wrap ? PK_AVAIL : PK_USED) | want);
+
+	if ((slot & 3) || (uint32_t)slot + 4 > vq->size)
+		return false;
+	if (__atomic_load_n(&d[0].flags, __ATOMIC_RELAXED) != f ||
+	    __atomic_load_n(&d[1].flags, __ATOMIC_RELAXED) != f ||
+	    __atomic_load_n(&d[2].flags, __ATOMIC_RELAXED) != f ||
+	    __atomic_load_n(&d[3].flags, __ATOMIC_RELAXED) != f)
+		return false;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return true;
+}
+
+/* The same for the one slot at slot (groups that are not aligned, not
+ * all posted yet, or cross the ring's end). */
+static inline bool single_avail(const struct vh_vq *vq, uint16_t slot, bool wrap, uint16_t want)
+{
+	uint16_t f = (uint16_t)((wrap ? PK_AVAIL : PK_USED) | want);
+
+	return vf_load_acq16(&vq->pdesc[slot].flags) == f;
+}
+
+/* Simple buffers to take next from (slot, wrap): 4, 1, or 0. */
+static inline uint16_t simple_avail(const struct vh_vq *vq, uint16_t slot, bool wrap,
+				    uint16_t want, uint16_t left)
+{
+	if (left >= 4 && batch4_avail(vq, slot, wrap, want))
+		return 4;
+	return left && single_avail(vq, slot, wrap, want) ? 1 : 0;
+}
+
+/* Used descriptors of one dequeue burst: one per buffer, or with
+ * IN_ORDER one for the run (the last buffer's id, skipping every slot,
+ * §2.4). */
+struct pk_done {
+	struct pk_shadow sh;
+	uint16_t io_id, io_ndesc;
+};
+
+static inline void deq_used(struct vh_vq *vq, struct pk_done *dn, uint16_t id, uint16_t nd)
+{
+	if (!vq->in_order) {
+		shadow_add(vq, &dn->sh, false, id, 0, nd);
+		return;
 	}
+	if (dn->io_ndesc && dn->io_ndesc + nd > vq->size) {
+		shadow_add(vq, &dn->sh, false, dn->io_id, 0, dn->io_ndesc);
+		dn->io_ndesc = 0;
+	}
+	dn->io_id = id;
+	dn->io_ndesc = (uint16_t)(dn->io_ndesc + nd);
+}
+
+/* Takes simple buffers (one descriptor each) from last_avail on, at most
+ * n, in groups of four where a group is aligned and whole, else one by
+ * one: every descriptor is read and every frame prefetched before the
+ * first copy into pkts[].  A buffer with anything else (a chain, an indirect table, a frame too long for one mbuf, an
+ * address outside the regions, an id out of range) is left to the
+ * one-at-a-time path, which validates it from scratch.  Returns the
+ * buffers taken. */
+static uint16_t deq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n,
+			    uint32_t room, struct pk_done *dn, uint64_t *bytes)
+{
+	const uint8_t *src[VH_BATCH];
+	uint32_t flen[VH_BATCH];
+	uint16_t ids[VH_BATCH], slot = vq->last_avail, cnt = 0, i;
+	bool wrap = vq->avail_wrap;
+
+	n = (uint16_t)RTE_MIN((unsigned int)n, VH_BATCH);
+	for (;;) {
+		const volatile struct vring_packed_desc *d = &vq->pdesc[slot];
+		uint16_t g = simple_avail(vq, slot, wrap, 0, (uint16_t)(n - cnt));
+
+		if (!g)
+			break;
+		for (i = 0; i < g; i++) {
+			/* one fetch of each peer-writable field (hardening.md C8) */
+			uint64_t addr = d[i].addr;
+			uint32_t len = d[i].len;
+			uint16_t id = d[i].id;
+
+			if (id >= vq->size)
+				break;
+			src[cnt + i] = vh_simple_tx(vq, addr, len, room, &flen[cnt + i]);
+			if (!src[cnt + i])
+				break;
+			ids[cnt + i] = id;
+		}
+		/* the group's good ones are taken, the bad one is left */
+		if (i == 4)
+			vq->st.batched += 4;
+		cnt = (uint16_t)(cnt + i);
+		slot_advance(vq, &slot, &wrap, i);
+		if (i < g)
+			break;
+	}
+	for (i = 0; i < cnt; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		vh_copy_tx(m, src[i], flen[i]);
+		*bytes += flen[i];
+		deq_used(vq, dn, ids[i], 1);
+	}
+	vq->last_avail = slot;
+	vq->avail_wrap = wrap;
+	return cnt;
+}
+
+/* The same for enqueue: device-writable single buffers, each with room
+ * for the header and its one-mbuf packet. */
+static uint16_t enq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n,
+			    struct pk_shadow *sh, uint64_t *bytes)
+{
+	uint8_t *dst[VH_BATCH];
+	uint16_t ids[VH_BATCH], slot = vq->last_avail, cnt = 0, i;
+	bool wrap = vq->avail_wrap;
+
+	/* never round the ring within one run */
+	n = RTE_MIN(n, vq->size);
+	n = (uint16_t)RTE_MIN((unsigned int)n, VH_BATCH);
+	for (;;) {
+		const volatile struct vring_packed_desc *d = &vq->pdesc[slot];
+		uint16_t g = simple_avail(vq, slot, wrap, VRING_DESC_F_WRITE, (uint16_t)(n - cnt));
+
+		if (!g)
+			break;
+		for (i = 0; i < g; i++) {
+			uint64_t addr = d[i].addr;
+			uint32_t len = d[i].len;
+			uint16_t id = d[i].id;
+
+			if (id >= vq->size)
+				break;
+			dst[cnt + i] = vh_simple_rx(vq, addr, len, pkts[cnt + i]);
+			if (!dst[cnt + i])
+				break;
+			ids[cnt + i] = id;
+		}
+		if (i == 4)
+			vq->st.batched += 4;
+		cnt = (uint16_t)(cnt + i);
+		slot_advance(vq, &slot, &wrap, i);
+		if (i < g)
+			break;
+	}
+	for (i = 0; i < cnt; i++) {
+		const struct rte_mbuf *m = pkts[i];
+
+		vh_copy_rx(vq, dst[i], m);
+		*bytes += m->pkt_len;
+		shadow_add(vq, sh, true, ids[i], vq->hdr_len + m->pkt_len, 1);
+	}
+	vq->last_avail = slot;
+	vq->avail_wrap = wrap;
+	return cnt;
 }
 
 /* ---- dequeue ---------------------------------------------------------- */
@@ -221,18 +376,17 @@ static void pk_call(struct vh_vq *vq, uint16_t old, bool moved)
 uint16_t vh_packed_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct vh_vq *vq = q;
-	struct pk_shadow sh;
-	uint16_t got = 0, old_used = vq->last_used, k;
-	uint16_t io_id = 0, io_ndesc = 0;
-	uint32_t consumed = 0;
+	struct pk_done dn;
+	uint16_t got = 0, old_used = vq->last_used, k = 0;
+	uint32_t consumed = 0, room;
 	bool moved = false;
 	uint64_t bytes = 0;
 
 	if (!__atomic_load_n(&vq->ready, __ATOMIC_ACQUIRE) || vq->dp_broken || n == 0)
 		return 0;
 	/* Allocate only for what is there: count the available slots ahead
-	 * (an upper bound on the buffers; the flags are re-read with
-	 * acquire below before each buffer is used). */
+	 * (an upper bound on the buffers; the flags are read again with
+	 * acquire before each buffer is used). */
 	{
 		uint16_t s = vq->last_avail, cnt = 0;
 		bool w = vq->avail_wrap;
@@ -246,24 +400,37 @@ uint16_t vh_packed_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 			return 0;
 		n = cnt;
 	}
-	if (rte_pktmbuf_alloc_bulk(vq->pool, pkts, n) != 0) {
+	if (vf_mbuf_alloc_bulk_len(vq->pool, pkts, n, vq->port_id, 0) != 0) {
 		vq->st.nombuf++;
 		return 0;
 	}
-	sh.n = 0;
-	for (k = 0; k < n; k++) {
+	room = vh_mbuf_room(vq);
+	dn.sh.n = 0;
+	dn.io_ndesc = 0;
+	dn.io_id = 0;
+	while (k < n) {
 		struct vh_chain c;
 		uint32_t clen;
 		uint16_t id, nd;
 		int rc;
 
-		/* Acquire: the descriptor bodies are read after the flags. */
-		if (k && !desc_avail(vf_load_acq16(&vq->pdesc[vq->last_avail].flags),
-				     vq->avail_wrap))
-			break;
 		/* Not past slots whose used entries are still unwritten: only
 		 * a misbehaving driver re-posts them within one burst. */
 		if (consumed >= vq->size)
+			break;
+		nd = deq_batched(vq, pkts + got,
+				 (uint16_t)RTE_MIN((uint32_t)(n - k), vq->size - consumed),
+				 room, &dn, &bytes);
+		if (nd) {
+			got = (uint16_t)(got + nd);
+			k = (uint16_t)(k + nd);
+			consumed += nd;
+			moved = true;
+			continue;
+		}
+		/* One buffer the fast path left.  Acquire: the descriptor
+		 * bodies are read after the flags. */
+		if (!desc_avail(vf_load_acq16(&vq->pdesc[vq->last_avail].flags), vq->avail_wrap))
 			break;
 		c.nseg = 0;
 		rc = vh_packed_walk(vq, vq->last_avail, vq->avail_wrap, false, &c, &clen,
@@ -274,6 +441,7 @@ uint16_t vh_packed_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 		}
 		slot_advance(vq, &vq->last_avail, &vq->avail_wrap, nd);
 		consumed += nd;
+		k++;
 		if (rc == 0 && vh_chain_to_mbuf(vq, &c, clen, pkts[got]) == 0) {
 			bytes += pkts[got]->pkt_len;
 			got++;
@@ -281,24 +449,13 @@ uint16_t vh_packed_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 			vq->st.bad_packet++;	/* P5: returned unread */
 		}
 		moved = true;
-		if (vq->in_order) {
-			/* One used descriptor for the burst: the last buffer's
-			 * id, skipping every slot of the batch (§2.4). */
-			if (io_ndesc && io_ndesc + nd > vq->size) {
-				shadow_add(vq, &sh, false, io_id, 0, io_ndesc);
-				io_ndesc = 0;
-			}
-			io_id = id;
-			io_ndesc = (uint16_t)(io_ndesc + nd);
-		} else {
-			shadow_add(vq, &sh, false, id, 0, nd);
-		}
+		deq_used(vq, &dn, id, nd);
 	}
-	if (io_ndesc)
-		shadow_add(vq, &sh, false, io_id, 0, io_ndesc);
+	if (dn.io_ndesc)
+		shadow_add(vq, &dn.sh, false, dn.io_id, 0, dn.io_ndesc);
 	if (got < n)
 		vf_mbuf_free_bulk(&pkts[got], n - got);
-	shadow_flush(vq, &sh, false);
+	shadow_flush(vq, &dn.sh, false);
 	pk_call(vq, old_used, moved);
 	vq->st.packets += got;
 	vq->st.bytes += bytes;
@@ -306,8 +463,6 @@ uint16_t vh_packed_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 }
 
 /* ---- enqueue ---------------------------------------------------------- */
-
-enum { ENQ_OK, ENQ_FULL, ENQ_DROP, ENQ_BROKEN };
 
 struct pk_buf {
 	uint16_t id, ndesc;
@@ -352,12 +507,7 @@ static int enqueue_one(struct vh_vq *vq, struct rte_mbuf *m, struct pk_shadow *s
 			return ENQ_DROP;
 	}
 
-	struct virtio_net_hdr_mrg_rxbuf hdr = { .num_buffers = vq->mrg_rxbuf ? nb : 1 };
-	struct vh_cursor cu = { .c = &c };
-
-	vh_cursor_write(&cu, &hdr, vq->hdr_len);
-	for (const struct rte_mbuf *s = m; s; s = s->next)
-		vh_cursor_write(&cu, rte_pktmbuf_mtod(s, const void *), s->data_len);
+	vh_copy_rx_chain(vq, &c, m, nb);
 
 	/* Keep a packet's buffers in one flush: its first buffer is then
 	 * published after the others. */
@@ -387,7 +537,14 @@ uint16_t vh_packed_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n)
 	if (!__atomic_load_n(&vq->ready, __ATOMIC_ACQUIRE) || vq->dp_broken)
 		return 0;
 	sh.n = 0;
-	for (; done < n; done++) {
+	while (done < n) {
+		uint16_t k = enq_batched(vq, pkts + done, n - done, &sh, &bytes);
+
+		done = (uint16_t)(done + k);
+		sent = (uint16_t)(sent + k);
+		if (k)
+			continue;
+		/* one packet the fast path left: the general path decides */
 		int rc = enqueue_one(vq, pkts[done], &sh);
 
 		if (rc == ENQ_OK) {
@@ -400,6 +557,7 @@ uint16_t vh_packed_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n)
 				vq->st.ring_full += n - done;
 			break;
 		}
+		done++;
 	}
 	shadow_flush(vq, &sh, true);
 	pk_call(vq, old_used, sent != 0);

@@ -5,20 +5,11 @@
 #include "virtqueue.h"
 
 #include <errno.h>
-#include <string.h>
-#include <unistd.h>
-
-#include <linux/virtio_net.h>
-#include <rte_memcpy.h>
 
 #include "common/vring_sync.h"
 #include "vf_log.h"
 #include "vf_mbuf.h"
-
-/* Largest frame we assemble from a front-end chain (bytes after the header). */
-#define VH_MAX_PKT 65535u
-/* Longest indirect table we accept (entries), as Linux. */
-#define VH_MAX_INDIRECT 32768u
+#include "vq_shared.h"
 
 int vh_split_walk(const struct vh_vq *vq, uint16_t head, bool want_write,
 		  struct vh_chain *c, uint32_t *len)
@@ -65,21 +56,12 @@ int vh_split_walk(const struct vh_vq *vq, uint16_t head, bool want_write,
 		else if (seen_write || want_write)
 			return VH_WALK_DIRECTION;
 		if (w == want_write) {
-			uint64_t addr = d.addr, left = d.len;
+			int rc = vh_chain_add(vq->mem, d.addr, d.len, c);
 
-			while (left) {
-				uint64_t part = left;
-				uint8_t *p = vh_gpa_part(vq->mem, addr, &part);
-
-				if (!p)
-					return VH_WALK_ADDR;
-				if (c->nseg == VH_MAX_SEGS)
-					drop = VH_WALK_TOO_MANY;
-				else
-					c->seg[c->nseg++] = (struct vh_seg){ p, (uint32_t)part };
-				addr += part;	/* cannot wrap: regions do not */
-				left -= part;
-			}
+			if (rc == VH_WALK_ADDR)
+				return rc;
+			if (rc)
+				drop = rc;
 			total += d.len;
 		}
 		if (!(d.flags & VRING_DESC_F_NEXT))
@@ -94,32 +76,6 @@ int vh_split_walk(const struct vh_vq *vq, uint16_t head, bool want_write,
 		return VH_WALK_TOO_LONG;
 	*len = (uint32_t)total;
 	return VH_WALK_OK;
-}
-
-const char *vh_walk_err_str(int rc)
-{
-	switch (rc) {
-	case VH_WALK_HEAD_RANGE: return "descriptor head index out of range";
-	case VH_WALK_NEXT_RANGE: return "descriptor next index out of range";
-	case VH_WALK_LOOP: return "descriptor chain loops or is longer than the ring";
-	case VH_WALK_ADDR: return "descriptor address outside the shared memory";
-	case VH_WALK_INDIRECT: return "bad indirect descriptor table";
-	case VH_WALK_DIRECTION: return "descriptor direction out of order";
-	case VH_WALK_ID: return "buffer id out of range";
-	case VH_WALK_FLAGS: return "descriptor flags do not match the wrap counter";
-	default: return "bad descriptor chain";
-	}
-}
-
-/* Structure errors stop this ring until the front-end reconnects
- * (hardening.md P6); other rings keep going. */
-void vh_vq_break(struct vh_vq *vq, const char *why)
-{
-	vq->dp_broken = true;
-	vq->st.broken++;
-	VF_LOG_ONCE(vq->log_broken, VF_LOG_WARN,
-		    "%s: vring %u: %s; ring stopped until reconnect",
-		    vq->port_name ? vq->port_name : "vhost", vq->idx, why);
 }
 
 static inline uint16_t *used_event_p(const struct vh_vq *vq)
@@ -150,16 +106,8 @@ static void vq_publish(struct vh_vq *vq, uint16_t new_used)
 		call = vring_need_event(vf_load_acq16(used_event_p(vq)), new_used, old);
 	else
 		call = !(vf_load_acq16(&vq->avail->flags) & VRING_AVAIL_F_NO_INTERRUPT);
-	if (call) {
-		int fd = __atomic_load_n(&vq->callfd, __ATOMIC_ACQUIRE);
-
-		if (fd >= 0) {
-			uint64_t one = 1;
-
-			if (write(fd, &one, sizeof(one)) == sizeof(one))
-				vq->st.calls++;
-		}
-	}
+	if (call)
+		vh_vq_call(vq);
 }
 
 /* We poll and never want kicks: with EVENT_IDX keep avail_event half the
@@ -174,79 +122,28 @@ static inline void vq_suppress_kicks(struct vh_vq *vq)
 
 /* ---- dequeue ---------------------------------------------------------- */
 
-/* Copies the chain, minus the virtio-net header, into m (chaining more
- * mbufs for frames larger than one).  Returns 0, or -1 to drop. */
-static int chain_copy(struct vh_vq *vq, const struct vh_chain *c,
-		      uint32_t clen, struct rte_mbuf *m)
+/* The common dequeue case, one readable descriptor holding the header
+ * and a frame that fits one mbuf: src gets the frame, or NULL when the
+ * chain needs the general walk (which validates it from scratch). */
+static inline const uint8_t *simple_tx(const struct vh_vq *vq, uint16_t head,
+				       uint32_t room, uint32_t *flen)
 {
-	uint32_t skip = vq->hdr_len, left = clen - vq->hdr_len;
-	struct rte_mbuf *cur = m;
-	unsigned int s = 0;
-	uint32_t off = 0;
+	const volatile struct vring_desc *vd = &vq->desc[head];
+	/* one fetch of the peer-writable fields (hardening.md C8) */
+	uint64_t addr = vd->addr;
+	uint32_t len = vd->len;
 
-	if (clen <= vq->hdr_len || left > VH_MAX_PKT)
-		return -1;
-	/* skip the header, which may span segments */
-	while (skip) {
-		uint32_t l = RTE_MIN(skip, c->seg[s].len - off);
-
-		skip -= l;
-		off += l;
-		if (off == c->seg[s].len) {
-			s++;
-			off = 0;
-		}
-	}
-	m->pkt_len = left;
-	while (left) {
-		uint16_t room = rte_pktmbuf_tailroom(cur);
-
-		if (room == 0) {
-			struct rte_mbuf *nx = rte_pktmbuf_alloc(vq->pool);
-
-			if (!nx) {
-				vq->st.nombuf++;
-				return -1;
-			}
-			cur->next = nx;
-			m->nb_segs++;
-			cur = nx;
-			continue;
-		}
-		uint32_t l = RTE_MIN(left, c->seg[s].len - off);
-
-		l = RTE_MIN(l, (uint32_t)room);
-		rte_memcpy(rte_pktmbuf_mtod_offset(cur, uint8_t *, cur->data_len),
-			   c->seg[s].p + off, l);
-		cur->data_len += l;
-		left -= l;
-		off += l;
-		if (off == c->seg[s].len) {
-			s++;
-			off = 0;
-		}
-	}
-	return 0;
-}
-
-int vh_chain_to_mbuf(struct vh_vq *vq, const struct vh_chain *c,
-			 uint32_t clen, struct rte_mbuf *m)
-{
-	if (chain_copy(vq, c, clen, m) == 0)
-		return 0;
-	/* the mbuf is reused for the next chain: drop what was added */
-	if (m->next) {
-		rte_pktmbuf_free(m->next);
-		m->next = NULL;
-	}
-	rte_pktmbuf_reset(m);
-	return -1;
+	if (vd->flags)
+		return NULL;
+	return vh_simple_tx(vq, addr, len, room, flen);
 }
 
 uint16_t vh_split_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct vh_vq *vq = q;
+	const volatile uint16_t *ring;
 	uint16_t avail_idx, cnt, got = 0, used_idx, k;
+	uint32_t room;
 	uint64_t bytes = 0;
 
 	if (!__atomic_load_n(&vq->ready, __ATOMIC_ACQUIRE) || vq->dp_broken)
@@ -261,37 +158,63 @@ uint16_t vh_split_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 		return 0;
 	}
 	cnt = RTE_MIN(cnt, n);
-	/* Not vf_mbuf_alloc_bulk_len(): it left nb_segs 0 here (its 8-byte
-	 * rearm load from a stack template is type punning the compiler may
-	 * reorder), which made mode code drop every packet. */
-	if (rte_pktmbuf_alloc_bulk(vq->pool, pkts, cnt) != 0) {
+	if (vf_mbuf_alloc_bulk_len(vq->pool, pkts, cnt, vq->port_id, 0) != 0) {
 		vq->st.nombuf++;
 		return 0;
 	}
+	room = vh_mbuf_room(vq);
+	ring = vq->avail->ring;
 	used_idx = vq->last_used;
-	for (k = 0; k < cnt; k++) {
-		uint16_t head = ((volatile uint16_t *)vq->avail->ring)[vq->last_avail & vq->mask];
-		struct vh_chain c;
-		uint32_t clen;
-		int rc;
+	for (k = 0; k < cnt;) {
+		uint16_t nb = (uint16_t)RTE_MIN((unsigned int)(cnt - k), VH_BATCH), heads[VH_BATCH], i;
+		const uint8_t *src[VH_BATCH];
+		uint32_t flen[VH_BATCH];
+		bool stop = false;
 
-		c.nseg = 0;
-		rc = vh_split_walk(vq, head, false, &c, &clen);
-		if (rc < 0 && rc > VH_WALK_TOO_MANY) {
-			vh_vq_break(vq, vh_walk_err_str(rc));
+		for (i = 0; i < nb; i++) {
+			heads[i] = ring[(uint16_t)(vq->last_avail + i) & vq->mask];
+			if (heads[i] < vq->size)
+				rte_prefetch0((const void *)&vq->desc[heads[i]]);
+		}
+		for (i = 0; i < nb; i++) {
+			src[i] = heads[i] < vq->size ? simple_tx(vq, heads[i], room, &flen[i]) : NULL;
+		}
+		for (i = 0; i < nb; i++) {
+			struct rte_mbuf *m = pkts[got];
+			int ok;
+
+			if (src[i]) {
+				vh_copy_tx(m, src[i], flen[i]);
+				ok = 1;
+			} else {
+				struct vh_chain c;
+				uint32_t clen;
+				int rc;
+
+				c.nseg = 0;
+				rc = vh_split_walk(vq, heads[i], false, &c, &clen);
+				if (rc < 0 && rc > VH_WALK_TOO_MANY) {
+					vh_vq_break(vq, vh_walk_err_str(rc));
+					stop = true;
+					break;
+				}
+				ok = rc == 0 && vh_chain_to_mbuf(vq, &c, clen, m) == 0;
+			}
+			vq->last_avail++;
+			if (ok) {
+				bytes += m->pkt_len;
+				got++;
+			} else {
+				/* P5: give the buffer back unread, keep the ring moving */
+				vq->st.bad_packet++;
+			}
+			vq->used->ring[used_idx & vq->mask].id = heads[i];
+			vq->used->ring[used_idx & vq->mask].len = 0;
+			used_idx++;
+		}
+		if (stop)
 			break;
-		}
-		vq->last_avail++;
-		if (rc == 0 && vh_chain_to_mbuf(vq, &c, clen, pkts[got]) == 0) {
-			bytes += pkts[got]->pkt_len;
-			got++;
-		} else {
-			/* P5: give the buffer back unread, keep the ring moving */
-			vq->st.bad_packet++;
-		}
-		vq->used->ring[used_idx & vq->mask].id = head;
-		vq->used->ring[used_idx & vq->mask].len = 0;
-		used_idx++;
+		k = (uint16_t)(k + nb);
 	}
 	if (got < cnt)
 		vf_mbuf_free_bulk(&pkts[got], cnt - got);
@@ -310,8 +233,6 @@ struct vh_buf {
 	uint16_t head;
 	uint32_t len;	/* capacity of this buffer */
 };
-
-enum { ENQ_OK, ENQ_FULL, ENQ_DROP, ENQ_BROKEN };
 
 /* Reserves buffers for one packet starting at *avail, copies it and writes
  * its used entries from *used_idx.  On ENQ_FULL and ENQ_DROP nothing is
@@ -351,12 +272,7 @@ static int enqueue_one(struct vh_vq *vq, struct rte_mbuf *m, uint16_t avail_idx,
 			return ENQ_DROP;
 	}
 
-	struct virtio_net_hdr_mrg_rxbuf hdr = { .num_buffers = vq->mrg_rxbuf ? nb : 1 };
-	struct vh_cursor cu = { .c = &c };
-
-	vh_cursor_write(&cu, &hdr, vq->hdr_len);
-	for (const struct rte_mbuf *s = m; s; s = s->next)
-		vh_cursor_write(&cu, rte_pktmbuf_mtod(s, const void *), s->data_len);
+	vh_copy_rx_chain(vq, &c, m, nb);
 
 	uint32_t left = need;
 	uint16_t u = *used_idx;
@@ -376,6 +292,64 @@ static int enqueue_one(struct vh_vq *vq, struct rte_mbuf *m, uint16_t avail_idx,
 	return ENQ_OK;
 }
 
+/* The common enqueue case, one device-writable descriptor with room for
+ * the header and the one-mbuf packet m: its host address, or NULL when
+ * the general path must decide. */
+static inline uint8_t *simple_rx(const struct vh_vq *vq, uint16_t head, const struct rte_mbuf *m)
+{
+	const volatile struct vring_desc *vd = &vq->desc[head];
+	/* one fetch of the peer-writable fields (hardening.md C8) */
+	uint64_t addr = vd->addr;
+	uint32_t len = vd->len;
+
+	if (vd->flags != VRING_DESC_F_WRITE)
+		return NULL;
+	return vh_simple_rx(vq, addr, len, m);
+}
+
+/* Copies the longest run of simple packets from pkts (at most VH_BATCH):
+ * every descriptor is read and every destination prefetched before the
+ * first copy.  Returns the packets sent; the caller takes the rest
+ * through enqueue_one(). */
+static uint16_t enqueue_simple(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n,
+			       uint16_t avail_idx, uint16_t *used_idx, uint64_t *bytes)
+{
+	const volatile uint16_t *ring = vq->avail->ring;
+	uint16_t heads[VH_BATCH], i, nb;
+	uint8_t *dst[VH_BATCH];
+	uint16_t u = *used_idx;
+
+	nb = (uint16_t)(avail_idx - vq->last_avail);
+	nb = RTE_MIN(nb, n);
+	nb = (uint16_t)RTE_MIN((unsigned int)nb, VH_BATCH);
+	for (i = 0; i < nb; i++) {
+		heads[i] = ring[(uint16_t)(vq->last_avail + i) & vq->mask];
+		if (heads[i] >= vq->size)
+			break;
+		rte_prefetch0((const void *)&vq->desc[heads[i]]);
+	}
+	nb = i;
+	for (i = 0; i < nb; i++) {
+		dst[i] = simple_rx(vq, heads[i], pkts[i]);
+		if (!dst[i])
+			break;
+	}
+	nb = i;
+	for (i = 0; i < nb; i++) {
+		const struct rte_mbuf *m = pkts[i];
+		struct vring_used_elem *e = &vq->used->ring[u & vq->mask];
+
+		vh_copy_rx(vq, dst[i], m);
+		e->id = heads[i];
+		e->len = vq->hdr_len + m->pkt_len;
+		*bytes += m->pkt_len;
+		u++;
+	}
+	vq->last_avail = (uint16_t)(vq->last_avail + nb);
+	*used_idx = u;
+	return nb;
+}
+
 uint16_t vh_split_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct vh_vq *vq = q;
@@ -393,9 +367,19 @@ uint16_t vh_split_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n)
 		vq->st.ring_full += n;	/* the front-end posted no buffers */
 		return 0;
 	}
-	avail = vq->last_avail;
 	used_idx = vq->last_used;
-	for (; done < n; done++) {
+	while (done < n) {
+		uint16_t k = enqueue_simple(vq, pkts + done, n - done, avail_idx, &used_idx,
+					    &bytes);
+
+		done = (uint16_t)(done + k);
+		sent = (uint16_t)(sent + k);
+		if (k == VH_BATCH)
+			continue;
+		if (done == n || vq->last_avail == avail_idx)
+			break;
+		/* one packet the fast path left: the general path decides */
+		avail = vq->last_avail;
 		int rc = enqueue_one(vq, pkts[done], avail_idx, &avail, &used_idx);
 
 		if (rc == ENQ_OK) {
@@ -404,12 +388,13 @@ uint16_t vh_split_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n)
 		} else if (rc == ENQ_DROP) {
 			vq->st.too_big++;
 		} else {
-			if (rc == ENQ_FULL)
-				vq->st.ring_full += n - done;
 			break;
 		}
+		vq->last_avail = avail;
+		done++;
 	}
-	vq->last_avail = avail;
+	if (done < n && !vq->dp_broken)
+		vq->st.ring_full += n - done;
 	if (used_idx != vq->last_used) {
 		vq_suppress_kicks(vq);
 		vq_publish(vq, used_idx);

@@ -378,6 +378,197 @@ static void test_no_event_idx_flags(void **state)
 	assert_int_equal(f->used->flags, VRING_USED_F_NO_NOTIFY);
 }
 
+
+/* ---- the batched fast paths: simple and general buffers mixed -------- */
+
+/* Buffer of descriptor d: 4 KiB each from BUF_OFF. */
+static uint8_t *dbuf(struct fx *f, uint16_t d)
+{
+	return f->g.va + BUF_OFF + d * 0x1000ull;
+}
+
+static uint64_t dgpa(uint16_t d)
+{
+	return GUEST_GPA + BUF_OFF + d * 0x1000ull;
+}
+
+/* Many rounds over the ring (its index wraps): in each, single
+ * descriptors (the fast path), header-split chains and runts (the
+ * general path) interleaved; every frame arrives in order and every
+ * buffer comes back in the used ring in avail order. */
+static void test_fast_tx_mix(void **state)
+{
+	struct fx *f = *state;
+	uint32_t sent = 0, runts = 0;
+
+	f->avail->flags = VRING_AVAIL_F_NO_INTERRUPT;
+	for (unsigned int r = 0; r < 40; r++) {
+		unsigned int n = 1 + r % 7, exp = 0;
+		uint16_t heads[8], used0 = f->used->idx, d = 0;
+		uint32_t plen[8];
+		uint8_t seed[8];
+		struct rte_mbuf *pkts[16];
+
+		for (unsigned int i = 0; i < n; i++) {
+			unsigned int kind = (r + i) % 5;	/* 0, 2, 4: single; 1: split; 3: runt */
+			uint32_t pl = 60 + (r * 13 + i * 29) % 1400;
+			uint8_t sd = (uint8_t)(r * 8 + i);
+
+			heads[i] = d;
+			if (kind == 3) {
+				memset(dbuf(f, d), 0, 12);
+				f->d[d] = (struct vring_desc){ dgpa(d), 12, 0, 0 };
+				d++;
+				runts++;
+			} else if (kind == 1) {
+				memset(dbuf(f, d), 0, 12);
+				fill(dbuf(f, (uint16_t)(d + 1)), pl, sd);
+				f->d[d] = (struct vring_desc){ dgpa(d), 12, VRING_DESC_F_NEXT,
+							       (uint16_t)(d + 1) };
+				f->d[d + 1] = (struct vring_desc){ dgpa((uint16_t)(d + 1)), pl, 0, 0 };
+				d = (uint16_t)(d + 2);
+				plen[exp] = pl;
+				seed[exp++] = sd;
+			} else {
+				memset(dbuf(f, d), 0, 12);
+				fill(dbuf(f, d) + 12, pl, sd);
+				f->d[d] = (struct vring_desc){ dgpa(d), 12 + pl, 0, 0 };
+				d++;
+				plen[exp] = pl;
+				seed[exp++] = sd;
+			}
+			post(f, heads[i]);
+		}
+		assert_int_equal(vh_split_dequeue(&f->vq, pkts, 16), exp);
+		for (unsigned int i = 0; i < exp; i++) {
+			check_mbuf(pkts[i], plen[i], seed[i]);
+			assert_int_equal(pkts[i]->nb_segs, 1);
+		}
+		rte_pktmbuf_free_bulk(pkts, exp);
+		sent += exp;
+		assert_int_equal((uint16_t)(f->used->idx - used0), n);
+		for (unsigned int i = 0; i < n; i++) {
+			assert_int_equal(f->used->ring[(used0 + i) % RING].id, heads[i]);
+			assert_int_equal(f->used->ring[(used0 + i) % RING].len, 0);
+		}
+	}
+	assert_int_equal(f->vq.st.packets, sent);
+	assert_int_equal(f->vq.st.bad_packet, runts);
+	assert_false(f->vq.dp_broken);
+}
+
+/* A simple descriptor pointing outside the regions, behind two good ones
+ * in the same burst: those two arrive, then the ring stops without the
+ * bad one being read; a head out of range likewise. */
+static void test_fast_tx_bad(void **state)
+{
+	struct fx *f = *state;
+	struct rte_mbuf *pkts[4];
+
+	for (uint16_t d = 0; d < 3; d++) {
+		memset(dbuf(f, d), 0, 12);
+		fill(dbuf(f, d) + 12, 64, (uint8_t)d);
+		f->d[d] = (struct vring_desc){ d == 2 ? GUEST_GPA + GUEST_SIZE : dgpa(d), 76, 0, 0 };
+		post(f, d);
+	}
+	assert_int_equal(vh_split_dequeue(&f->vq, pkts, 4), 2);
+	check_mbuf(pkts[0], 64, 0);
+	check_mbuf(pkts[1], 64, 1);
+	rte_pktmbuf_free_bulk(pkts, 2);
+	assert_true(f->vq.dp_broken);
+	assert_int_equal(f->used->idx, 2);
+	assert_int_equal(f->vq.last_avail, 2);
+}
+
+static void test_fast_tx_bad_head(void **state)
+{
+	struct fx *f = *state;
+	struct rte_mbuf *pkts[4];
+
+	memset(dbuf(f, 0), 0, 12);
+	fill(dbuf(f, 0) + 12, 64, 4);
+	f->d[0] = (struct vring_desc){ dgpa(0), 76, 0, 0 };
+	post(f, 0);
+	post(f, RING);		/* out of range */
+	assert_int_equal(vh_split_dequeue(&f->vq, pkts, 4), 1);
+	check_mbuf(pkts[0], 64, 4);
+	rte_pktmbuf_free(pkts[0]);
+	assert_true(f->vq.dp_broken);
+	assert_int_equal(f->used->idx, 1);
+}
+
+/* rx: rounds of bursts into buffers that are single descriptors (fast
+ * path), 12-byte header descriptors chained to the data (general path),
+ * and packets of two mbufs (general path), interleaved. */
+static void test_fast_rx_mix(void **state)
+{
+	struct fx *f = *state;
+	uint32_t sent = 0;
+
+	f->avail->flags = VRING_AVAIL_F_NO_INTERRUPT;
+	for (unsigned int r = 0; r < 40; r++) {
+		unsigned int n = 1 + r % 7;
+		uint16_t heads[8], used0 = f->used->idx, d = 0;
+		bool chained[8];
+		struct rte_mbuf *pkts[8];
+
+		for (unsigned int i = 0; i < n; i++) {
+			uint32_t pl = 60 + (r * 17 + i * 31) % 1400;
+			uint8_t sd = (uint8_t)(r * 8 + i);
+
+			heads[i] = d;
+			chained[i] = (r + i) % 4 == 1;
+			if (chained[i]) {
+				f->d[d] = (struct vring_desc){ dgpa(d), 12,
+							       VRING_DESC_F_WRITE | VRING_DESC_F_NEXT,
+							       (uint16_t)(d + 1) };
+				f->d[d + 1] = (struct vring_desc){ dgpa((uint16_t)(d + 1)), 2048,
+								   VRING_DESC_F_WRITE, 0 };
+				d = (uint16_t)(d + 2);
+			} else {
+				f->d[d] = (struct vring_desc){ dgpa(d), 2048, VRING_DESC_F_WRITE, 0 };
+				d++;
+			}
+			post(f, heads[i]);
+			if ((r + i) % 3 == 2) {	/* two mbufs */
+				pkts[i] = mkpkt(pl / 2, sd);
+				struct rte_mbuf *t = rte_pktmbuf_alloc(pool);
+				uint8_t *p = (uint8_t *)rte_pktmbuf_append(t, (uint16_t)(pl - pl / 2));
+
+				for (uint32_t k = pl / 2; k < pl; k++)
+					p[k - pl / 2] = (uint8_t)(sd + k * 7);
+				assert_int_equal(rte_pktmbuf_chain(pkts[i], t), 0);
+			} else {
+				pkts[i] = mkpkt(pl, sd);
+			}
+		}
+		uint32_t plen[8];
+
+		for (unsigned int i = 0; i < n; i++)
+			plen[i] = pkts[i]->pkt_len;
+		assert_int_equal(vh_split_enqueue(&f->vq, pkts, (uint16_t)n), n);
+		assert_int_equal((uint16_t)(f->used->idx - used0), n);
+		for (unsigned int i = 0; i < n; i++) {
+			const struct vring_used_elem *e = &f->used->ring[(used0 + i) % RING];
+			const struct virtio_net_hdr_mrg_rxbuf *h = (const void *)dbuf(f, heads[i]);
+			const uint8_t *p = chained[i] ? dbuf(f, (uint16_t)(heads[i] + 1))
+						      : dbuf(f, heads[i]) + 12;
+			uint8_t sd = (uint8_t)(r * 8 + i);
+
+			assert_int_equal(e->id, heads[i]);
+			assert_int_equal(e->len, 12 + plen[i]);
+			assert_int_equal(h->num_buffers, 1);
+			for (uint32_t k = 0; k < plen[i]; k++)
+				if (p[k] != (uint8_t)(sd + k * 7))
+					fail_msg("round %u packet %u byte %u differs", r, i, k);
+		}
+		sent += n;
+	}
+	assert_int_equal(f->vq.st.packets, sent);
+	assert_int_equal(f->vq.st.too_big, 0);
+	assert_false(f->vq.dp_broken);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +580,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_enqueue_legacy_header, setup_legacy, teardown),
 		cmocka_unit_test_setup_teardown(test_event_idx_calls, setup_event_idx, teardown),
 		cmocka_unit_test_setup_teardown(test_no_event_idx_flags, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_tx_mix, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_tx_bad, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_tx_bad_head, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_rx_mix, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_rx_mix, setup_mrg, teardown),
 	};
 
 	return cmocka_run_group_tests_name("vhost_datapath", tests, group_setup, group_teardown);

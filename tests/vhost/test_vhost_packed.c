@@ -636,6 +636,249 @@ static void test_rx_too_big_dropped(void **state)
 	assert_false(f->vq.dp_broken);
 }
 
+
+/* ---- the four-descriptor fast path ------------------------------------ */
+
+/* One tx packet seq of plen bytes: a single descriptor (header and frame)
+ * or, with split, the header alone and the frame in the next slot. */
+static void post_tx(struct fx *f, uint32_t seq, uint32_t plen, bool split)
+{
+	uint16_t s = f->drv.avail_slot, s1 = (uint16_t)((s + 1) % f->p.size);
+	uint8_t *h = slot_buf(f, s), *p = split ? slot_buf(f, s1) : h + 12;
+	uint32_t len[2] = { split ? 12 : 12 + plen, plen };
+
+	memset(h, 0, 12);
+	for (uint32_t k = 0; k < plen; k++)
+		p[k] = pat(seq, k);
+	drv_post(f, split ? 2 : 1, len, false);
+}
+
+/* Dequeues up to n and checks every frame against seq.. with lengths
+ * plen[]; returns the packets, every completion (runts returned unread
+ * too) drained. */
+static uint16_t tx_check_runts(struct fx *f, uint32_t *seq, const uint32_t *plen, uint16_t n,
+			       unsigned int runts)
+{
+	struct rte_mbuf *pkts[32];
+	uint16_t got = vh_packed_dequeue(&f->vq, pkts, n), id;
+	unsigned int done = 0, c;
+	uint32_t len;
+
+	for (uint16_t i = 0; i < got; i++, (*seq)++) {
+		static uint8_t buf[4096];
+		const uint8_t *p = rte_pktmbuf_read(pkts[i], 0, plen[i], buf);
+
+		assert_int_equal(pkts[i]->pkt_len, plen[i]);
+		for (uint32_t k = 0; k < plen[i]; k++)
+			if (p[k] != pat(*seq, k))
+				fail_msg("packet %u byte %u differs", *seq, k);
+	}
+	rte_pktmbuf_free_bulk(pkts, got);
+	while ((c = drv_used(f, &id, &len)))
+		done += c;
+	assert_int_equal(done, got + runts);
+	return got;
+}
+
+static uint16_t tx_check(struct fx *f, uint32_t *seq, const uint32_t *plen, uint16_t n)
+{
+	return tx_check_runts(f, seq, plen, n, 0);
+}
+
+static void test_batch_tx(void **state)
+{
+	struct fx *f = *state;
+	uint32_t seq = 0, pl[32];
+	uint64_t b0;
+
+	f->drv_ev->flags = VRING_PACKED_EVENT_FLAG_DISABLE;
+	/* to slot 58, one at a time (bursts of 1 never take a group) */
+	for (unsigned int i = 0; i < 58; i++) {
+		pl[0] = 60 + i;
+		post_tx(f, seq, pl[0], false);
+		assert_int_equal(tx_check(f, &seq, pl, 1), 1);
+	}
+	assert_int_equal(f->vq.st.batched, 0);
+	/* 58, 59 alone, then groups 60-63 | wrap | 0-3, 4-7 */
+	for (unsigned int i = 0; i < 14; i++) {
+		pl[i] = 64 + i * 3;
+		post_tx(f, seq + i, pl[i], false);
+	}
+	assert_int_equal(tx_check(f, &seq, pl, 32), 14);
+	assert_int_equal(f->vq.st.batched, 12);
+	assert_int_equal(f->vq.last_avail, 8);
+	assert_false(f->vq.avail_wrap);
+	/* slots 8-11: single, chain over 9-10, single (the group falls back);
+	 * 12-15 a group; 16: a runt (the group falls back, the general path
+	 * returns it unread); 17-19 alone; 20-23 a group */
+	b0 = f->vq.st.batched;
+	unsigned int n = 0;
+	const struct { uint32_t plen; bool split; } lay[] = {
+		{ 60, false }, { 100, true }, { 61, false }, { 62, false }, { 63, false },
+		{ 64, false }, { 65, false }, { 0, false }, { 66, false }, { 67, false },
+		{ 68, false }, { 69, false }, { 70, false }, { 71, false }, { 72, false },
+	};
+	for (unsigned int i = 0; i < sizeof(lay) / sizeof(lay[0]); i++) {
+		if (lay[i].plen == 0) {
+			post_tx(f, 0, 0, false);
+			continue;
+		}
+		pl[n] = lay[i].plen;
+		post_tx(f, seq + n, pl[n], lay[i].split);
+		n++;
+	}
+	assert_int_equal(tx_check_runts(f, &seq, pl, 32, 1), n);
+	assert_int_equal(f->vq.st.batched - b0, 8);
+	assert_int_equal(f->vq.last_avail, 24);
+	assert_int_equal(f->vq.st.bad_packet, 1);
+	assert_int_equal(f->vq.st.packets, seq);
+	assert_false(f->vq.dp_broken);
+	assert_int_equal(f->drv.in_flight, 0);
+}
+/* A group whose flags are all simple but whose third descriptor points
+ * outside the regions: the first two are taken, the third goes to the
+ * general walk, which stops the ring without reading it. */
+static void test_batch_bad_addr(void **state)
+{
+	struct fx *f = *state;
+	struct rte_mbuf *m[4];
+
+	for (uint16_t s = 0; s < 4; s++) {
+		memset(slot_buf(f, s), 0, 72);
+		post_raw(f, s, s == 2 ? GUEST_GPA + GSZ + 4096 : slot_gpa(s), 72, s, F_AVAIL);
+	}
+	assert_int_equal(vh_packed_dequeue(&f->vq, m, 4), 2);
+	rte_pktmbuf_free_bulk(m, 2);
+	assert_true(f->vq.dp_broken);
+	assert_int_equal(f->vq.st.broken, 1);
+	assert_int_equal(f->vq.st.batched, 0);
+}
+
+/* The same on rx with an id out of range in the second slot. */
+static void test_batch_bad_id_rx(void **state)
+{
+	struct fx *f = *state;
+	struct rte_mbuf *m[4];
+
+	for (uint16_t s = 0; s < 4; s++)
+		post_raw(f, s, slot_gpa(s), 1600, s == 1 ? f->p.size : s,
+			 F_AVAIL | VRING_DESC_F_WRITE);
+	for (int i = 0; i < 4; i++)
+		m[i] = make_pkt((uint32_t)i, 60);
+	assert_int_equal(vh_packed_enqueue(&f->vq, m, 4), 1);
+	rte_pktmbuf_free_bulk(m + 1, 3);
+	assert_true(f->vq.dp_broken);
+	/* the packet before the bad slot was delivered and published */
+	assert_int_equal(f->d[0].flags, F_AVAIL | F_USED | VRING_DESC_F_WRITE);
+	assert_int_equal(f->d[0].len, 12 + 60);
+	for (uint32_t k = 0; k < 60; k++)
+		assert_int_equal(slot_buf(f, 0)[12 + k], pat(0, k));
+}
+
+/* rx: posts one buffer of blen (or, with split, a 12-byte descriptor and
+ * blen in the next slot) and remembers where it lies by id. */
+struct rxbuf {
+	uint16_t slot;
+	bool split;
+};
+
+static void post_rx(struct fx *f, struct rxbuf *by_id, uint32_t blen, bool split)
+{
+	uint32_t len[2] = { split ? 12 : blen, blen };
+	uint16_t s = drv_post(f, split ? 2 : 1, len, true);
+
+	by_id[f->drv.fifo_id[(f->drv.fifo_tail - 1) % 1024]] = (struct rxbuf){ s, split };
+}
+
+/* Enqueues packets seq.. of lengths plen[] (nseg[i] mbufs each) and
+ * checks what the driver reads back. */
+static void rx_check(struct fx *f, const struct rxbuf *by_id, uint32_t *seq,
+		     const uint32_t *plen, const uint8_t *nseg, uint16_t n)
+{
+	struct rte_mbuf *pkts[32];
+	uint16_t id;
+	uint32_t len;
+	unsigned int got = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		uint32_t first = nseg[i] > 1 ? plen[i] / 2 : plen[i];
+
+		pkts[i] = make_pkt(*seq + i, first);
+		if (nseg[i] > 1) {
+			struct rte_mbuf *t = rte_pktmbuf_alloc(pool);
+			uint8_t *p = (uint8_t *)rte_pktmbuf_append(t, (uint16_t)(plen[i] - first));
+
+			for (uint32_t k = first; k < plen[i]; k++)
+				p[k - first] = pat(*seq + i, k);
+			assert_int_equal(rte_pktmbuf_chain(pkts[i], t), 0);
+		}
+	}
+	assert_int_equal(vh_packed_enqueue(&f->vq, pkts, n), n);
+	while (drv_used(f, &id, &len)) {
+		const struct rxbuf *b = &by_id[id];
+		uint8_t frame[4096];
+		const struct virtio_net_hdr_mrg_rxbuf *h = (const void *)slot_buf(f, b->slot);
+
+		assert_int_equal(h->num_buffers, 1);
+		assert_int_equal(len, 12 + plen[got]);
+		if (b->split)
+			memcpy(frame, slot_buf(f, (uint16_t)((b->slot + 1) % f->p.size)), len - 12);
+		else
+			memcpy(frame, slot_buf(f, b->slot) + 12, len - 12);
+		for (uint32_t k = 0; k < len - 12; k++)
+			if (frame[k] != pat(*seq, k))
+				fail_msg("packet %u byte %u differs", *seq, k);
+		got++;
+		(*seq)++;
+	}
+	assert_int_equal(got, n);
+}
+
+static void test_batch_rx(void **state)
+{
+	struct fx *f = *state;
+	struct rxbuf by_id[1024];
+	uint32_t seq = 0, pl[32];
+	uint8_t ns[32];
+	uint64_t b0;
+
+	f->drv_ev->flags = VRING_PACKED_EVENT_FLAG_DISABLE;
+	for (unsigned int i = 0; i < 58; i++) {
+		post_rx(f, by_id, 1600, false);
+		pl[0] = 60 + i;
+		ns[0] = 1;
+		rx_check(f, by_id, &seq, pl, ns, 1);
+	}
+	assert_int_equal(f->vq.st.batched, 0);
+	/* 58, 59 alone, then groups across the wrap */
+	for (unsigned int i = 0; i < 14; i++) {
+		post_rx(f, by_id, 1600, false);
+		pl[i] = 64 + i * 5;
+		ns[i] = 1;
+	}
+	rx_check(f, by_id, &seq, pl, ns, 14);
+	assert_int_equal(f->vq.st.batched, 12);
+	assert_int_equal(f->vq.last_avail, 8);
+	/* 8-11: single, a buffer chained over 9-10 (header descriptor
+	 * alone), single; 12-15: a group of buffers but the second packet
+	 * is two mbufs (falls back); 16-19 a group */
+	b0 = f->vq.st.batched;
+	const bool split[] = { false, true, false, false, false, false, false, false,
+			       false, false, false, false };
+	for (unsigned int i = 0; i < 12; i++) {
+		post_rx(f, by_id, 1600, split[i]);
+		pl[i] = 70 + i;
+		ns[i] = i == 4 ? 2 : 1;
+	}
+	rx_check(f, by_id, &seq, pl, ns, 12);
+	assert_int_equal(f->vq.st.batched - b0, 4);
+	assert_int_equal(f->vq.last_avail, 21);
+	assert_int_equal(f->vq.st.packets, seq);
+	assert_int_equal(f->vq.st.too_big, 0);
+	assert_false(f->vq.dp_broken);
+	assert_int_equal(f->drv.in_flight, 0);
+}
+
 #define P(sz, io, mrg, ev) (&(struct params){ sz, io, mrg, ev })
 
 int main(void)
@@ -672,6 +915,14 @@ int main(void)
 		  P(64, false, false, false) },
 		{ "rx_too_big_dropped", test_rx_too_big_dropped, setup, teardown,
 		  P(64, false, false, false) },
+		{ "batch_tx", test_batch_tx, setup, teardown, P(64, false, false, false) },
+		{ "batch_tx/in_order", test_batch_tx, setup, teardown, P(64, true, false, false) },
+		{ "batch_bad_addr", test_batch_bad_addr, setup, teardown,
+		  P(64, false, false, false) },
+		{ "batch_bad_id_rx", test_batch_bad_id_rx, setup, teardown,
+		  P(64, false, false, false) },
+		{ "batch_rx", test_batch_rx, setup, teardown, P(64, false, false, false) },
+		{ "batch_rx/mrg", test_batch_rx, setup, teardown, P(64, false, true, false) },
 	};
 
 	return cmocka_run_group_tests_name("vhost_packed", tests, group_setup, group_teardown);

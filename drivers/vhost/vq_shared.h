@@ -1,0 +1,112 @@
+/* Pieces both ring layouts share on the data path: the call eventfd,
+ * the simple-buffer checks and copies of the fast paths, and the copy of
+ * a packet into a writable chain.  Included by virtqueue_split.c and
+ * virtqueue_packed.c only (static inline: one copy each, no calls). */
+#ifndef VH_VQ_SHARED_H
+#define VH_VQ_SHARED_H
+
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/virtio_net.h>
+#include <rte_mbuf.h>
+
+#include "virtqueue.h"
+
+/* Longest indirect table we accept (entries), as Linux. */
+#define VH_MAX_INDIRECT 32768u
+/* Buffers looked at ahead of their copies: descriptor reads and the
+ * frames' first cache lines are in flight together (a multiple of 4). */
+#define VH_BATCH 32u
+
+/* Result of placing one packet in the front-end's rx buffers. */
+enum { ENQ_OK, ENQ_FULL, ENQ_DROP, ENQ_BROKEN };
+
+/* Writes the call eventfd (the caller decided the front-end wants it). */
+static inline void vh_vq_call(struct vh_vq *vq)
+{
+	int fd = __atomic_load_n(&vq->callfd, __ATOMIC_ACQUIRE);
+
+	if (fd >= 0) {
+		uint64_t one = 1;
+
+		if (write(fd, &one, sizeof(one)) == sizeof(one))
+			vq->st.calls++;
+	}
+}
+
+/* Bytes after the header an mbuf of the dequeue pool holds. */
+static inline uint32_t vh_mbuf_room(const struct vh_vq *vq)
+{
+	return rte_pktmbuf_data_room_size(vq->pool) - RTE_PKTMBUF_HEADROOM;
+}
+
+/* A readable single descriptor (addr, len) already fetched once from the
+ * ring, holding the header and a frame that fits one mbuf: the frame's
+ * host address (*flen its length), or NULL when the general path must
+ * decide. */
+static __rte_always_inline const uint8_t *vh_simple_tx(const struct vh_vq *vq, uint64_t addr, uint32_t len,
+					  uint32_t room, uint32_t *flen)
+{
+	const uint8_t *p;
+
+	if (len <= vq->hdr_len || len - vq->hdr_len > room)
+		return NULL;
+	p = vh_gpa(vq->mem, addr, len);
+	if (!p)
+		return NULL;
+	rte_prefetch0(p);
+	*flen = len - vq->hdr_len;
+	return p + vq->hdr_len;
+}
+
+/* A writable single descriptor with room for the header and the one-mbuf
+ * packet m: its host address, or NULL for the general path. */
+static __rte_always_inline uint8_t *vh_simple_rx(const struct vh_vq *vq, uint64_t addr, uint32_t len,
+				    const struct rte_mbuf *m)
+{
+	uint32_t need = vq->hdr_len + m->pkt_len;
+	uint8_t *p;
+
+	if (m->nb_segs != 1 || len < need)
+		return NULL;
+	p = vh_gpa(vq->mem, addr, need);
+	if (p)
+		__builtin_prefetch(p, 1, 3);	/* for writing */
+	return p;
+}
+
+/* Fast-path copies: a frame into a fresh one-segment mbuf, and a
+ * one-mbuf packet with its header (num_buffers 1) into a buffer. */
+static __rte_always_inline void vh_copy_tx(struct rte_mbuf *m, const uint8_t *src, uint32_t flen)
+{
+	rte_memcpy(rte_pktmbuf_mtod(m, void *), src, flen);
+	m->data_len = (uint16_t)flen;
+	m->pkt_len = flen;
+}
+
+static __rte_always_inline void vh_copy_rx(const struct vh_vq *vq, uint8_t *dst, const struct rte_mbuf *m)
+{
+	struct virtio_net_hdr_mrg_rxbuf hdr = { .num_buffers = 1 };
+
+	if (vq->hdr_len == sizeof(hdr))
+		memcpy(dst, &hdr, sizeof(hdr));
+	else
+		memcpy(dst, &hdr, sizeof(struct virtio_net_hdr));
+	rte_memcpy(dst + vq->hdr_len, rte_pktmbuf_mtod(m, const void *), m->pkt_len);
+}
+
+/* The general path's copy: header (num_buffers nb) and every segment of
+ * m into the segments of c, which the caller made sure hold them. */
+static inline void vh_copy_rx_chain(const struct vh_vq *vq, const struct vh_chain *c,
+				    const struct rte_mbuf *m, uint16_t nb)
+{
+	struct virtio_net_hdr_mrg_rxbuf hdr = { .num_buffers = vq->mrg_rxbuf ? nb : 1 };
+	struct vh_cursor cu = { .c = c };
+
+	vh_cursor_write(&cu, &hdr, vq->hdr_len);
+	for (const struct rte_mbuf *s = m; s; s = s->next)
+		vh_cursor_write(&cu, rte_pktmbuf_mtod(s, const void *), s->data_len);
+}
+
+#endif
