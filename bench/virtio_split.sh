@@ -1,5 +1,6 @@
 #!/bin/sh
-# 64-byte mac forwarding through a vhost-user loop, split rings:
+# 64-byte mac forwarding through a vhost-user loop, split rings (packed
+# rings when VIO_RING=packed, as bench/virtio_packed.sh sets):
 #   ours: vfwd virtio_user        <-> dpdk-testpmd net_vhost (mac)
 #   dpdk: dpdk-testpmd virtio_user <-> dpdk-testpmd net_vhost (mac)
 # for in_order=0 and in_order=1, one forwarding core each side (the
@@ -16,7 +17,7 @@ BUILD=${1:-${VF_BUILD:-build}}
 VFWD="$BUILD/cmd/vfwd/vfwd"
 [ -x "$VFWD" ] || { echo "vfwd not built in $BUILD" >&2; exit 1; }
 command -v dpdk-testpmd >/dev/null || { echo "dpdk-testpmd missing" >&2; exit 1; }
-export VFWD DURATION="${DURATION:-5}" ROUNDS="${ROUNDS:-1}"
+export VFWD DURATION="${DURATION:-5}" ROUNDS="${ROUNDS:-1}" VIO_RING="${VIO_RING:-split}"
 
 exec python3 - <<'EOF'
 import os, re, signal, subprocess, sys, tempfile, threading, time
@@ -24,6 +25,8 @@ import os, re, signal, subprocess, sys, tempfile, threading, time
 VFWD = os.environ["VFWD"]
 DUR = float(os.environ["DURATION"])
 ROUNDS = int(os.environ["ROUNDS"])
+RING = os.environ["VIO_RING"]
+PACKED = ",packed_vq=1" if RING == "packed" else ""
 TP = "dpdk-testpmd"
 EAL = ["--no-huge", "-m", "1024", "--no-pci", "--log-level=*:error"]
 procs = []
@@ -78,8 +81,8 @@ def one(kind, in_order):
     wait(lambda: "testpmd>" in out.text(), 60, "back-end prompt")
     cmd = lambda s: (be.stdin.write(s + "\n"), be.stdin.flush())
     if kind in ("ours", "vfwd+dpdk"):
-        spec = (f"virtio_user,path={sock},in_order={in_order}" if kind == "ours" else
-                f"dpdk:virtio_user0,path={sock},in_order={in_order}")
+        spec = (f"virtio_user,path={sock}{PACKED},in_order={in_order}" if kind == "ours" else
+                f"dpdk:virtio_user0,path={sock}{PACKED},in_order={in_order}")
         fe = subprocess.Popen([VFWD, "-l", "0-1", "--main-lcore", "1", "--fwd", "mac",
                                "--port", spec],
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -87,13 +90,18 @@ def one(kind, in_order):
     else:
         fe = subprocess.Popen([TP, "-l", "0-1", "--main-lcore", "1", *EAL,
                                "--file-prefix", "bvu" + tag,
-                               "--vdev", f"virtio_user0,path={sock},in_order={in_order}",
+                               "--vdev", f"virtio_user0,path={sock}{PACKED},in_order={in_order}",
                                "--", "--nb-cores=1", "--total-num-mbufs=16384",
                                "--forward-mode=mac", "--stats-period", "1000"],
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, text=True)
     procs.append(fe)
-    wait(lambda: "link state change" in out.text() or fe.poll() is not None, 60, "link up")
+    try:
+        wait(lambda: "link state change" in out.text() or fe.poll() is not None, 60, "link up")
+    except SystemExit:
+        fe.kill()
+        raise SystemExit(f"{kind}: no link: back-end said {out.text()[-1500:]}\n"
+                         f"front-end said {fe.stderr.read()[-1500:]}")
     if fe.poll() is not None:
         raise SystemExit(f"{kind} front-end exited ({fe.returncode}): {fe.stderr.read()[-2000:]}")
     # DPDK's virtio_user posts its rx buffers only after the device is
@@ -123,7 +131,7 @@ def one(kind, in_order):
 
 
 try:
-    print(f"virtio split ring, 64 B mac fwd loop with DPDK net_vhost, "
+    print(f"virtio {RING} ring, 64 B mac fwd loop with DPDK net_vhost, "
           f"1 core each side, {DUR:g} s x {ROUNDS}")
     # "vfwd+dpdk": DPDK's virtio_user PMD under vfwd's engine (dpdk: port),
     # to tell the driver's share from the engine's.
@@ -136,7 +144,7 @@ try:
             for kind in res:
                 res[kind].append(one(kind, io))
         ours, dpdk, mix = (max(res[k]) for k in ("ours", "dpdk", "vfwd+dpdk"))
-        name = "split in-order" if io else "split"
+        name = f"{RING} in-order" if io else RING
         print(f"{name:<16}{ours:>10.3f}{dpdk:>10.3f}{ours / dpdk if dpdk else 0:>8.2f}"
               f"{mix:>11.3f}", flush=True)
 finally:
