@@ -222,6 +222,49 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+void vf_app_emit(struct vf_app *app, struct vf_out *o)
+{
+	char *s = vf_out_take(o);
+
+	if (!s)
+		return;
+	fputs(s, stdout);
+	if (app->json)
+		fputc('\n', stdout);
+	fflush(stdout);
+	if (app->stats_fp) {
+		fputs(s, app->stats_fp);
+		if (app->json)
+			fputc('\n', app->stats_fp);
+		fflush(app->stats_fp);
+	}
+	free(s);
+}
+
+bool vf_app_wait_links(double timeout_s)
+{
+	double end = now_s() + timeout_s;
+
+	for (;;) {
+		bool all = true;
+
+		for (uint16_t p = 0; p < vf_port_count(); p++) {
+			struct vf_port *port = vf_port_get(p);
+			struct vf_link l;
+
+			if (!port)
+				continue;
+			vf_port_link(port, &l);
+			all = all && l.up;
+		}
+		if (all)
+			return true;
+		if (got_signal || now_s() >= end)
+			return false;
+		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+	}
+}
+
 void vf_app_print_stats(struct vf_app *app, bool final)
 {
 	struct vf_out *o = vf_out_new(app->json);
@@ -272,23 +315,12 @@ void vf_app_print_stats(struct vf_app *app, bool final)
 	vf_out_u64(o, "tx", ftx);
 	vf_out_u64(o, "dropped", fdrop);
 	vf_out_obj_end(o);
+	if (app->fwd.mode == vf_fwd_mode_find("measure"))
+		vf_meas_report(o, app->json);
 	vf_out_obj_end(o);
 	prev_time = t;
 
-	char *s = vf_out_take(o);
-	if (s) {
-		fputs(s, stdout);
-		if (app->json)
-			fputc('\n', stdout);
-		fflush(stdout);
-		if (app->stats_fp) {
-			fputs(s, app->stats_fp);
-			if (app->json)
-				fputc('\n', app->stats_fp);
-			fflush(app->stats_fp);
-		}
-		free(s);
-	}
+	vf_app_emit(app, o);
 	vf_out_free(o);
 }
 
@@ -385,11 +417,18 @@ static void run_loop(struct vf_app *app)
 {
 	double start = now_s(), next = start + app->stats_period;
 
+	bool measure_count = app->fwd.mode->drains && app->fwd.count;
+
 	while (!got_signal && !app->quit) {
 		double t = now_s(), wake = t + 0.05;
 
 		if (app->duration > 0 && t - start >= app->duration)
 			break;
+		/* measure --count: the run is over once everything is sent */
+		if (measure_count && vf_meas_all_sent())
+			break;
+		if (measure_count)
+			wake = t + 0.001;
 		if (app->stats_period > 0 && t >= next) {
 			vf_app_print_stats(app, false);
 			next += app->stats_period;
@@ -422,6 +461,11 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 	app->fwd.burst = 32;
 	app->fwd.txpkts = 64;
 	app->fwd.nb_flows = 1024;
+	app->fwd.drain_ms = 100;
+	app->search.pdr_loss = 0.005;
+	app->search.min_rate = 10000;
+	app->search.trial = 1.0;
+	app->search.precision = 0.005;
 	app->fwd.mode = vf_fwd_mode_find(tool->default_mode ? tool->default_mode : "io");
 
 	ret = parse_args(app, argc, argv);
@@ -453,6 +497,13 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 	}
 	if (app->interactive && app->duration > 0)
 		return usage_error(tool, "--interactive and --duration exclude each other");
+	if ((app->search.on || app->hist_file[0] || app->limits.has_loss || app->limits.nb_lat) &&
+	    !app->fwd.mode->drains)
+		return usage_error(tool, "--search, --hist-file, --max-loss and --max-latency need --fwd measure");
+	if (app->search.on && (app->interactive || app->duration > 0 || app->fwd.count))
+		return usage_error(tool, "--search runs its own trials: no -i, --duration or --count with it");
+	if (app->search.on && app->search.max_rate && app->search.max_rate <= app->search.min_rate)
+		return usage_error(tool, "--max-rate must be above --min-rate");
 	if (app->verbose)
 		vf_log_set_level(app->verbose > 1 ? VF_LOG_DEBUG : VF_LOG_INFO);
 
@@ -513,6 +564,12 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 		status = 1;
 		goto out;
 	}
+	if (app->search.on) {
+		status = vf_search_run(app);
+		goto out;
+	}
+	if (!vf_fwd_running() && app->fwd.mode->drains && !vf_app_wait_links(10))
+		VF_WARN("not every port's link is up after 10 s: measuring anyway");
 	if (!vf_fwd_running()) {
 		ret = vf_app_fwd_start(app, app->tx_first ? 1 : 0);
 		if (ret) {
@@ -524,6 +581,14 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 	run_loop(app);
 	vf_fwd_stop();
 	vf_app_print_stats(app, true);
+	if (app->fwd.mode->drains) {
+		if (app->hist_file[0] && (ret = vf_meas_write_hist_file(app->hist_file)) != 0) {
+			VF_ERR("cannot write --hist-file '%s': %s", app->hist_file, strerror(-ret));
+			status = 1;
+		}
+		if (vf_meas_check(&app->limits, tool->name))
+			status = 1;
+	}
 out:
 	teardown();
 	return status;

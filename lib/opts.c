@@ -182,6 +182,84 @@ static int o_main_lcore(struct vf_app *app, const char *arg, char *err, size_t e
 static int o_eal(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { return set_str(app->eal_args, sizeof(app->eal_args), arg, "--eal", err, errlen); }
 
+static int o_drain_ms(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(fwd.drain_ms, 0, 60000, "--drain-ms"); return 0; }
+
+static int o_hist_file(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ return set_str(app->hist_file, sizeof(app->hist_file), arg, "--hist-file", err, errlen); }
+
+static int o_max_loss(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	if (vf_parse_double(arg, 0, 1, &app->limits.max_loss)) {
+		snprintf(err, errlen, "bad --max-loss '%s': expected a ratio in 0..1 (0.001 = 0.1%%)", arg);
+		return -1;
+	}
+	app->limits.has_loss = true;
+	return 0;
+}
+
+static int o_max_latency(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	struct vf_meas_limits *l = &app->limits;
+	char pct[32];
+	const char *colon = strchr(arg, ':');
+	size_t n = colon ? (size_t)(colon - arg) : 0;
+
+	if (l->nb_lat == sizeof(l->lat_pct) / sizeof(l->lat_pct[0])) {
+		snprintf(err, errlen, "too many --max-latency (at most %zu)",
+			 sizeof(l->lat_pct) / sizeof(l->lat_pct[0]));
+		return -1;
+	}
+	if (!colon || n == 0 || n >= sizeof(pct)) {
+		snprintf(err, errlen, "bad --max-latency '%s': expected PCT:USEC, e.g. 99.9:50", arg);
+		return -1;
+	}
+	memcpy(pct, arg, n);
+	pct[n] = '\0';
+	if (vf_parse_double(pct, 0, 100, &l->lat_pct[l->nb_lat]) ||
+	    vf_parse_double(colon + 1, 0, 1e9, &l->lat_us[l->nb_lat])) {
+		snprintf(err, errlen, "bad --max-latency '%s': expected PCT (0..100):USEC (>= 0), e.g. 99.9:50", arg);
+		return -1;
+	}
+	l->nb_lat++;
+	return 0;
+}
+
+static int o_search(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ app->search.on = true; return 0; }
+
+static int o_pdr_loss(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	if (vf_parse_double(arg, 0, 0.5, &app->search.pdr_loss)) {
+		snprintf(err, errlen, "bad --pdr-loss '%s': expected a ratio in 0..0.5 (default 0.005)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int o_min_rate(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(search.min_rate, 1, 1000000000ull, "--min-rate"); return 0; }
+static int o_max_rate(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(search.max_rate, 1, 1000000000ull, "--max-rate"); return 0; }
+
+static int o_trial(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	if (vf_parse_double(arg, 0.05, 3600, &app->search.trial)) {
+		snprintf(err, errlen, "bad --trial '%s': expected seconds in 0.05..3600", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int o_precision(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	if (vf_parse_double(arg, 0.0001, 0.5, &app->search.precision)) {
+		snprintf(err, errlen, "bad --precision '%s': expected a ratio in 0.0001..0.5 (default 0.005)", arg);
+		return -1;
+	}
+	return 0;
+}
+
 const struct vf_opt vf_common_opts[] = {
 	{ "port", 0, "SPEC", "add a port: DRIVER[,key=value...] or dpdk:DEVARGS (repeatable)",
 	  VF_COMP_PORT, NULL, o_port },
@@ -197,10 +275,27 @@ const struct vf_opt vf_common_opts[] = {
 	{ "txpkts", 0, "LEN", "frame length of generated packets, 42..2048: one mbuf (default 64)",
 	  VF_COMP_NONE, NULL, o_txpkts },
 	{ "flows", 0, "N", "flowgen: number of flows (default 1024)", VF_COMP_NONE, NULL, o_flows },
-	{ "rate", 0, "PPS", "txonly/flowgen: packets per second, all streams together (default: unlimited)",
+	{ "rate", 0, "PPS", "txonly/flowgen/measure: packets per second, all streams together (default: unlimited)",
 	  VF_COMP_NONE, NULL, o_rate },
-	{ "count", 0, "N", "txonly/flowgen: packets to generate per stream, then idle (default: unlimited)",
+	{ "count", 0, "N", "txonly/flowgen/measure: packets to generate per stream, then idle (measure: then stop) (default: unlimited)",
 	  VF_COMP_NONE, NULL, o_count },
+	{ "drain-ms", 0, "MS", "measure: receive this long after the last send, so late packets count (default 100)",
+	  VF_COMP_NONE, NULL, o_drain_ms },
+	{ "hist-file", 0, "PATH", "measure: write the latency distribution in HdrHistogram's text format",
+	  VF_COMP_FILE, NULL, o_hist_file },
+	{ "max-loss", 0, "RATIO", "measure: exit 1 if the loss ratio is above RATIO (e.g. 0.001)",
+	  VF_COMP_NONE, NULL, o_max_loss },
+	{ "max-latency", 0, "PCT:USEC", "measure: exit 1 if the PCT percentile latency is above USEC (repeatable)",
+	  VF_COMP_NONE, NULL, o_max_latency },
+	{ "search", 0, NULL, "measure: find NDR and PDR (RFC 2544 binary search), then latency at 10/50/90% of PDR",
+	  VF_COMP_NONE, NULL, o_search },
+	{ "pdr-loss", 0, "RATIO", "search: loss ratio allowed at PDR (default 0.005)", VF_COMP_NONE, NULL, o_pdr_loss },
+	{ "min-rate", 0, "PPS", "search: lowest rate tried (default 10000)", VF_COMP_NONE, NULL, o_min_rate },
+	{ "max-rate", 0, "PPS", "search: highest rate tried (default: what the ports take unthrottled)",
+	  VF_COMP_NONE, NULL, o_max_rate },
+	{ "trial", 0, "SEC", "search: seconds per trial (default 1)", VF_COMP_NONE, NULL, o_trial },
+	{ "precision", 0, "RATIO", "search: stop when the interval is this narrow, relative (default 0.005)",
+	  VF_COMP_NONE, NULL, o_precision },
 	{ "eth-peer", 0, "PORT,MAC", "destination MAC for mac mode on PORT (default 02:00:00:00:00:PORT)",
 	  VF_COMP_NONE, NULL, o_eth_peer },
 	{ "tx-first", 0, NULL, "send one burst per stream before forwarding", VF_COMP_NONE, NULL, o_tx_first },

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "vf_fwd.h"
+#include "vf_meas.h"
 
 #define VF_MAX_SPECS VF_MAX_PORTS
 
@@ -74,6 +75,16 @@ struct vf_app {
 	bool cmd_input;			/* commands from a piped stdin */
 	int verbose;
 	volatile bool quit;
+	/* measuring */
+	char hist_file[512];
+	struct vf_meas_limits limits;
+	struct vf_search_cfg {
+		bool on;
+		double pdr_loss;	/* default 0.005 */
+		uint64_t min_rate, max_rate;	/* pps, all streams; max 0: measured */
+		double trial;		/* seconds per trial */
+		double precision;	/* relative width at which the search stops */
+	} search;
 };
 
 int vf_app_main(const struct vf_tool *tool, int argc, char **argv);
@@ -97,5 +108,14 @@ int vf_app_signalled(void);
 
 /* Prints one stats document (ports and streams) to stdout and the stats file. */
 void vf_app_print_stats(struct vf_app *app, bool final);
+/* Writes one finished document (text or one JSON line) to stdout and the
+ * stats file. */
+void vf_app_emit(struct vf_app *app, struct vf_out *o);
+/* Waits up to timeout_s for every port's link; returns true if all are up. */
+bool vf_app_wait_links(double timeout_s);
+
+/* The throughput search (--search): trials of the measure mode; prints
+ * progress and the result.  Returns the exit status. */
+int vf_search_run(struct vf_app *app);
 
 #endif

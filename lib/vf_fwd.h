@@ -33,6 +33,7 @@ struct vf_stream {
 	uint64_t tb_tokens, tb_last_tsc, tb_rate;	/* token bucket, tokens<<20 */
 	uint64_t gen_left;		/* --count: packets still to generate */
 	void *mode_priv;		/* e.g. the txonly frame template */
+	const struct vf_fwd_mode *priv_mode;	/* the mode mode_priv belongs to */
 	uint64_t stats_base[3];		/* clear fwd stats: rx, tx, dropped */
 	uint64_t *bursts_base;		/* clear fwd stats: histogram */
 } __rte_cache_aligned;
@@ -44,7 +45,11 @@ struct vf_fwd_mode {
 	void (*fwd)(struct vf_stream *fs);
 	/* Optional: called once per stream before forwarding starts. */
 	void (*stream_init)(struct vf_stream *fs);
+	/* Optional: releases what the stream holds (stop, and before the
+	 * next stream_init); mode_priv itself is freed by the engine. */
+	void (*stream_fini)(struct vf_stream *fs);
 	bool generates;		/* txonly-like: no rx needed */
+	bool drains;		/* at stop: stop sending, receive --drain-ms more */
 };
 
 struct vf_fwd_cfg {
@@ -54,6 +59,7 @@ struct vf_fwd_cfg {
 	uint32_t nb_flows;		/* flowgen */
 	uint64_t rate_pps;		/* generator pacing, 0: unlimited */
 	uint64_t count;			/* generators: packets per stream, 0: no limit */
+	uint32_t drain_ms;		/* modes that drain: receive this long after the last send */
 	struct rte_ether_addr peer[VF_MAX_PORTS];	/* --eth-peer */
 	struct rte_mempool *pool;
 	unsigned int nb_cores;

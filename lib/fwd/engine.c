@@ -22,6 +22,7 @@ static unsigned int nb_streams;
 static struct fwd_lcore lcores[RTE_MAX_LCORE];
 static unsigned int nb_lcores_used;
 static volatile bool stop_flag;
+volatile bool vf__fwd_draining;
 static bool running;
 static uint64_t start_tsc, stop_tsc;
 
@@ -54,11 +55,30 @@ double vf_fwd_elapsed(void)
 	return (double)(end - start_tsc) / (double)rte_get_tsc_hz();
 }
 
+/* What a stream's mode holds goes back through that mode (which may not
+ * be the configured one any more). */
+static void stream_release(struct vf_stream *fs)
+{
+	if (!fs->mode_priv)
+		return;
+	if (fs->priv_mode && fs->priv_mode->stream_fini)
+		fs->priv_mode->stream_fini(fs);
+	else
+		vf_fwd_gen_release(fs);
+}
+
+static void stream_free_priv(struct vf_stream *fs)
+{
+	stream_release(fs);
+	rte_free(fs->mode_priv);
+	fs->mode_priv = NULL;
+	fs->priv_mode = NULL;
+}
+
 static void free_streams(void)
 {
 	for (unsigned int i = 0; i < nb_streams; i++) {
-		vf_fwd_gen_release(&streams[i]);
-		rte_free(streams[i].mode_priv);
+		stream_free_priv(&streams[i]);
 		rte_free(streams[i].bursts_base);
 	}
 	rte_free(streams);
@@ -154,18 +174,24 @@ int vf_fwd_start(unsigned int tx_first_bursts)
 		const struct vf_fwd_cfg *cfg = fs->cfg;
 
 		fs->burst = cfg->burst;
+		stream_free_priv(fs);
 		if (cfg->mode->stream_init)
 			cfg->mode->stream_init(fs);
 		else if (tx_first_bursts)
 			vf_fwd_gen_init(fs);
+		fs->priv_mode = cfg->mode->stream_init ? cfg->mode : NULL;
 		if ((cfg->mode->stream_init || tx_first_bursts) && !fs->mode_priv)
 			return -ENOMEM;
 	}
 	stop_flag = false;
+	vf__fwd_draining = false;
 	start_tsc = rte_rdtsc();
 	running = true;
 	for (unsigned int i = 0; i < nb_lcores_used; i++) {
-		lcores[i].tx_first = tx_first_bursts;
+		/* --tx-first fills from the generators' template; a mode with
+		 * state of its own sends by itself. */
+		lcores[i].tx_first = streams[lcores[i].first].priv_mode &&
+			streams[lcores[i].first].priv_mode->stream_fini ? 0 : tx_first_bursts;
 		if (rte_eal_remote_launch(lcore_loop, &lcores[i], lcores[i].lcore)) {
 			VF_ERR("cannot launch forwarding on lcore %u", lcores[i].lcore);
 			vf_fwd_stop();
@@ -177,14 +203,27 @@ int vf_fwd_start(unsigned int tx_first_bursts)
 
 void vf_fwd_stop(void)
 {
+	const struct vf_fwd_cfg *cfg = nb_streams ? streams[0].cfg : NULL;
+	bool drained = false;
+
 	if (!running)
 		return;
+	if (cfg && cfg->mode->drains && cfg->drain_ms) {
+		/* The run ends when the last packet is sent; late packets
+		 * still count, so the receivers go on a while. */
+		stop_tsc = rte_rdtsc();
+		drained = true;
+		vf__fwd_draining = true;
+		rte_delay_us_sleep(cfg->drain_ms * 1000u);
+	}
 	stop_flag = true;
 	for (unsigned int i = 0; i < nb_lcores_used; i++)
 		rte_eal_wait_lcore(lcores[i].lcore);
 	for (unsigned int i = 0; i < nb_streams; i++)
-		vf_fwd_gen_release(&streams[i]);
-	stop_tsc = rte_rdtsc();
+		stream_release(&streams[i]);
+	if (!drained)
+		stop_tsc = rte_rdtsc();
+	vf__fwd_draining = false;
 	running = false;
 }
 

@@ -41,6 +41,10 @@ uint16_t vf_fwd_gen_send(struct vf_stream *fs, bool flows);
 /* Frees packets a --count generator still holds (counted as dropped). */
 void vf_fwd_gen_release(struct vf_stream *fs);
 
+/* Set while a draining mode's stop waits for late packets: generators
+ * stop sending, receivers go on. */
+extern volatile bool vf__fwd_draining;
+
 #define VF_FWD_MODE(sym) extern const struct vf_fwd_mode sym
 
 VF_FWD_MODE(vf_fwd_io);
@@ -51,5 +55,6 @@ VF_FWD_MODE(vf_fwd_txonly);
 VF_FWD_MODE(vf_fwd_flowgen);
 VF_FWD_MODE(vf_fwd_icmpecho);
 VF_FWD_MODE(vf_fwd_5tswap);
+VF_FWD_MODE(vf_fwd_measure);
 
 #endif

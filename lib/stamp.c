@@ -1,0 +1,90 @@
+#include "vf_stamp.h"
+
+static uint16_t rd16be(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+uint32_t vf_stamp_base_sum(const uint8_t *f, uint32_t len)
+{
+	const uint8_t *ip = f + 14, *udp = ip + 20;
+	uint16_t proto = 0, ulen;
+	uint32_t sum = 0;
+
+	/* pseudo-header: source (high half only), destination, protocol, length */
+	sum = vf_stamp_sum(ip + 12, 2, sum);
+	sum = vf_stamp_sum(ip + 16, 4, sum);
+	((uint8_t *)&proto)[1] = 17;	/* the bytes 0, 17 as a host-order word */
+	sum += proto;
+	memcpy(&ulen, udp + 4, 2);
+	sum += ulen;
+	/* UDP header: destination port and length (source port per flow) */
+	sum = vf_stamp_sum(udp + 2, 4, sum);
+	/* payload after the stamp; an odd last byte is padded with zero */
+	if (len > VF_STAMP_MIN_FRAME) {
+		uint32_t n = len - VF_STAMP_MIN_FRAME;
+		sum = vf_stamp_sum(f + VF_STAMP_MIN_FRAME, n & ~1u, sum);
+		if (n & 1) {
+			uint16_t w = 0;
+			memcpy(&w, f + len - 1, 1);
+			sum += w;
+		}
+	}
+	return sum;
+}
+
+enum vf_stamp_result vf_stamp_parse(const uint8_t *f, uint32_t len, struct vf_stamp *s)
+{
+	uint32_t off = 14, hl, ulen, sum = 0;
+	uint16_t type, magic, proto = 0, w;
+	const uint8_t *ip, *udp, *st;
+	uint32_t fe;
+
+	if (len < 14)
+		return VF_STAMP_FOREIGN;
+	type = rd16be(f + 12);
+	if (type == 0x8100 && len >= 18) {
+		type = rd16be(f + 16);
+		off = 18;
+	}
+	if (type != 0x0800 || len < off + 20)
+		return VF_STAMP_FOREIGN;
+	ip = f + off;
+	hl = (ip[0] & 0xfu) * 4u;
+	if ((ip[0] >> 4) != 4 || hl < 20 || ip[9] != 17 || (rd16be(ip + 6) & 0x3fff))
+		return VF_STAMP_FOREIGN;	/* not IPv4/UDP, or a fragment */
+	udp = ip + hl;
+	st = udp + 8;
+	if (len < off + hl + 8 + 2)
+		return VF_STAMP_FOREIGN;	/* too short to hold even the magic */
+	memcpy(&magic, st, 2);
+	if (magic != VF_STAMP_MAGIC)
+		return VF_STAMP_FOREIGN;
+	ulen = rd16be(udp + 4);
+	if (ulen < 8 + VF_STAMP_LEN || off + hl + ulen > len ||
+	    hl + ulen > rd16be(ip + 2))
+		return VF_STAMP_CORRUPT;	/* ours, cut short */
+	/* The full UDP checksum: pseudo-header plus the datagram. */
+	sum = vf_stamp_sum(ip + 12, 8, 0);
+	((uint8_t *)&proto)[1] = 17;
+	sum += proto;
+	memcpy(&w, udp + 4, 2);
+	sum += w;
+	sum = vf_stamp_sum(udp, ulen & ~1u, sum);
+	if (ulen & 1) {
+		w = 0;
+		memcpy(&w, udp + ulen - 1, 1);
+		sum += w;
+	}
+	memcpy(&w, udp + 6, 2);
+	if (w == 0 || vf_stamp_fold(sum) != 0xffff)
+		return VF_STAMP_CORRUPT;
+	memcpy(&s->stream, st + 2, 2);
+	memcpy(&fe, st + 4, 4);
+	s->flow = fe & 0xffffff;
+	s->epoch = (uint8_t)(fe >> 24);
+	memcpy(&s->seq, st + 8, 8);
+	s->tsc = 0;
+	memcpy(&s->tsc, st + 16, 6);
+	return VF_STAMP_OK;
+}

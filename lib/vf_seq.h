@@ -1,0 +1,78 @@
+/* Per-stream sequence accounting at the receiver: duplicates, reordering
+ * and (with the sender's count) loss, in fixed memory.
+ *
+ * `next` is one past the highest sequence number seen.  A window bitmap
+ * remembers which of the VF_SEQ_WIN numbers below `next` arrived, so a
+ * packet that comes again is a duplicate and one that arrives behind a
+ * higher number is reordered.  A packet older than the window is counted
+ * as reordered and `late` (whether it was also a duplicate cannot be told).
+ * A jump of any size costs at most one clear of the bitmap. */
+#ifndef VF_SEQ_H
+#define VF_SEQ_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define VF_SEQ_WIN 4096u
+#define VF_SEQ_WORDS (VF_SEQ_WIN / 64)
+
+struct vf_seq {
+	uint64_t next;
+	uint64_t received;	/* every packet, duplicates included */
+	uint64_t dups, reordered, late;
+	uint64_t win[VF_SEQ_WORDS];
+};
+
+enum vf_seq_kind { VF_SEQ_IN_ORDER, VF_SEQ_REORDERED, VF_SEQ_DUP };
+
+static inline void vf_seq_reset(struct vf_seq *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+static inline enum vf_seq_kind vf_seq_add(struct vf_seq *s, uint64_t seq)
+{
+	uint64_t bit = 1ull << (seq % 64);
+	uint64_t *w = &s->win[(seq / 64) % VF_SEQ_WORDS];
+
+	s->received++;
+	if (seq >= s->next) {
+		/* Forget the numbers the window slides over: [next, seq]. */
+		if (seq - s->next >= VF_SEQ_WIN) {
+			memset(s->win, 0, sizeof(s->win));
+		} else {
+			for (uint64_t q = s->next; q <= seq; ) {
+				if (q % 64 == 0 && seq - q >= 63) {
+					s->win[(q / 64) % VF_SEQ_WORDS] = 0;
+					q += 64;
+				} else {
+					s->win[(q / 64) % VF_SEQ_WORDS] &= ~(1ull << (q % 64));
+					q++;
+				}
+			}
+		}
+		*w |= bit;
+		s->next = seq + 1;
+		return VF_SEQ_IN_ORDER;
+	}
+	if (s->next - seq > VF_SEQ_WIN) {
+		s->reordered++;
+		s->late++;
+		return VF_SEQ_REORDERED;
+	}
+	if (*w & bit) {
+		s->dups++;
+		return VF_SEQ_DUP;
+	}
+	*w |= bit;
+	s->reordered++;
+	return VF_SEQ_REORDERED;
+}
+
+/* Distinct packets received (duplicates removed). */
+static inline uint64_t vf_seq_unique(const struct vf_seq *s)
+{
+	return s->received - s->dups;
+}
+
+#endif
