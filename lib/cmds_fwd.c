@@ -49,6 +49,8 @@ static void fwd_stats(struct vf_cmd_ctx *c)
 	vf_out_u64(c->out, "tx", ttx);
 	vf_out_u64(c->out, "dropped", tdrop);
 	vf_out_obj_end(c->out);
+	if (c->app->fwd.mode->drains && vf_meas_nb_streams())
+		vf_meas_report(c->out, false);
 	vf_out_obj_end(c->out);
 }
 
@@ -96,6 +98,39 @@ static int cmd_show_fwd_stats(struct vf_cmd_ctx *c, int argc, char **argv)
 static int cmd_clear_fwd_stats(struct vf_cmd_ctx *c, int argc, char **argv)
 {
 	vf_fwd_stats_clear();
+	vf_meas_clear();
+	return 0;
+}
+
+static int show_latency(struct vf_cmd_ctx *c, bool hist)
+{
+	if (!vf_meas_nb_streams())
+		return vf_cmd_error("no measurement: run the measure mode (set fwd measure, start)");
+	vf_out_obj_begin(c->out, NULL);
+	vf_out_dbl(c->out, "elapsed", vf_fwd_elapsed());
+	vf_out_bool(c->out, "running", vf_fwd_running());
+	vf_meas_report(c->out, hist);
+	vf_out_obj_end(c->out);
+	return 0;
+}
+
+static int cmd_show_latency(struct vf_cmd_ctx *c, int argc, char **argv)
+{
+	return show_latency(c, false);
+}
+
+static int cmd_show_latency_hist(struct vf_cmd_ctx *c, int argc, char **argv)
+{
+	return show_latency(c, true);
+}
+
+static int cmd_set_drain(struct vf_cmd_ctx *c, int argc, char **argv)
+{
+	uint64_t n = num(argv[0]);
+
+	if (n > 60000)
+		return vf_cmd_error("drain-ms: expected 0..60000");
+	c->app->fwd.drain_ms = (uint32_t)n;
 	return 0;
 }
 
@@ -244,6 +279,9 @@ static const struct vf_cmd fwd_cmds[] = {
 	{ "stop", "", "stop forwarding and show the forward statistics", cmd_stop },
 	{ "show fwd stats", "all [json]", "per-stream forward statistics", cmd_show_fwd_stats },
 	{ "clear fwd stats", "all", "zero the forward statistics", cmd_clear_fwd_stats },
+	{ "show latency", "[json]", "measure: loss, reordering and latency per sending stream", cmd_show_latency },
+	{ "show latency hist", "[json]", "measure: the same with each stream's latency histogram", cmd_show_latency_hist },
+	{ "set drain-ms", "MS", "measure: receive this long after the last send at stop", cmd_set_drain },
 	{ "show config fwd", "[json]", "mode, burst and the streams on each lcore", cmd_show_config_fwd },
 	{ "show config rxtx", "[json]", "queues, descriptors, burst and generator settings", cmd_show_config_rxtx },
 	{ "show config runtime", "[json]", "EAL file prefix, memory kind, telemetry socket, lcores", cmd_show_config_runtime },
