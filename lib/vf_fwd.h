@@ -9,6 +9,7 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
+#include "vf_impair.h"
 #include "vf_port.h"
 
 #define VF_MAX_BURST   512
@@ -33,6 +34,7 @@ struct vf_stream {
 	uint64_t tb_tokens, tb_last_tsc, tb_rate;	/* token bucket, tokens<<20 */
 	uint64_t gen_left;		/* --count: packets still to generate */
 	void *mode_priv;		/* e.g. the txonly frame template */
+	const struct vf_fwd_mode *priv_mode;	/* the mode mode_priv belongs to */
 	uint64_t stats_base[3];		/* clear fwd stats: rx, tx, dropped */
 	uint64_t *bursts_base;		/* clear fwd stats: histogram */
 } __rte_cache_aligned;
@@ -44,6 +46,11 @@ struct vf_fwd_mode {
 	void (*fwd)(struct vf_stream *fs);
 	/* Optional: called once per stream before forwarding starts. */
 	void (*stream_init)(struct vf_stream *fs);
+	/* Optional: releases what the stream holds (stop, and before the
+	 * next stream_init); mode_priv itself is freed by the engine. */
+	void (*stream_fini)(struct vf_stream *fs);
+	/* Optional: clear fwd stats of the mode's own counters. */
+	void (*stats_clear)(struct vf_stream *fs);
 	bool generates;		/* txonly-like: no rx needed */
 };
 
@@ -57,6 +64,7 @@ struct vf_fwd_cfg {
 	struct rte_ether_addr peer[VF_MAX_PORTS];	/* --eth-peer */
 	struct rte_mempool *pool;
 	unsigned int nb_cores;
+	struct vf_impair_spec impair;	/* impair mode (--impair) */
 };
 
 const struct vf_fwd_mode *vf_fwd_mode_find(const char *name);

@@ -54,11 +54,30 @@ double vf_fwd_elapsed(void)
 	return (double)(end - start_tsc) / (double)rte_get_tsc_hz();
 }
 
+/* What a stream's mode holds goes back through that mode (which may not
+ * be the configured one any more). */
+static void stream_release(struct vf_stream *fs)
+{
+	if (!fs->mode_priv)
+		return;
+	if (fs->priv_mode && fs->priv_mode->stream_fini)
+		fs->priv_mode->stream_fini(fs);
+	else
+		vf_fwd_gen_release(fs);
+}
+
+static void stream_free_priv(struct vf_stream *fs)
+{
+	stream_release(fs);
+	rte_free(fs->mode_priv);
+	fs->mode_priv = NULL;
+	fs->priv_mode = NULL;
+}
+
 static void free_streams(void)
 {
 	for (unsigned int i = 0; i < nb_streams; i++) {
-		vf_fwd_gen_release(&streams[i]);
-		rte_free(streams[i].mode_priv);
+		stream_free_priv(&streams[i]);
 		rte_free(streams[i].bursts_base);
 	}
 	rte_free(streams);
@@ -154,10 +173,12 @@ int vf_fwd_start(unsigned int tx_first_bursts)
 		const struct vf_fwd_cfg *cfg = fs->cfg;
 
 		fs->burst = cfg->burst;
+		stream_free_priv(fs);
 		if (cfg->mode->stream_init)
 			cfg->mode->stream_init(fs);
 		else if (tx_first_bursts)
 			vf_fwd_gen_init(fs);
+		fs->priv_mode = cfg->mode->stream_init ? cfg->mode : NULL;
 		if ((cfg->mode->stream_init || tx_first_bursts) && !fs->mode_priv)
 			return -ENOMEM;
 	}
@@ -165,7 +186,10 @@ int vf_fwd_start(unsigned int tx_first_bursts)
 	start_tsc = rte_rdtsc();
 	running = true;
 	for (unsigned int i = 0; i < nb_lcores_used; i++) {
-		lcores[i].tx_first = tx_first_bursts;
+		/* --tx-first fills from the generators' template; a mode with
+		 * state of its own sends by itself. */
+		lcores[i].tx_first = streams[lcores[i].first].priv_mode &&
+			streams[lcores[i].first].priv_mode->stream_fini ? 0 : tx_first_bursts;
 		if (rte_eal_remote_launch(lcore_loop, &lcores[i], lcores[i].lcore)) {
 			VF_ERR("cannot launch forwarding on lcore %u", lcores[i].lcore);
 			vf_fwd_stop();
@@ -183,7 +207,7 @@ void vf_fwd_stop(void)
 	for (unsigned int i = 0; i < nb_lcores_used; i++)
 		rte_eal_wait_lcore(lcores[i].lcore);
 	for (unsigned int i = 0; i < nb_streams; i++)
-		vf_fwd_gen_release(&streams[i]);
+		stream_release(&streams[i]);
 	stop_tsc = rte_rdtsc();
 	running = false;
 }
@@ -200,6 +224,8 @@ void vf_fwd_stats_clear(void)
 			fs->bursts_base = rte_zmalloc("vf_hist", sizeof(fs->rx_bursts), 0);
 		if (fs->bursts_base)
 			memcpy(fs->bursts_base, fs->rx_bursts, sizeof(fs->rx_bursts));
+		if (fs->priv_mode && fs->priv_mode->stats_clear)
+			fs->priv_mode->stats_clear(fs);
 	}
 }
 
