@@ -336,11 +336,13 @@ void vf_impair_init(struct vf_impair *im, const struct vf_impair_spec *sp, unsig
 	im->limit = vf_impair_limit(sp);
 	im->mask = n ? n - 1 : 0;
 	im->ring = ring;
-	/* One generator for the decisions and one for jitter, both from the
-	 * seed and the stream id, so a packet's fate does not depend on what
-	 * the line did with the packets before it. */
+	/* A generator per kind of decision, all from the seed and the stream
+	 * id: which packets are lost does not depend on dup, reorder or the
+	 * line, nor jitter on the decisions. */
 	s = sp->seed ^ ((uint64_t)stream_id * 0xd1342543de82ef95ull);
-	im->prng = splitmix64(&s);
+	im->prng_loss = splitmix64(&s);
+	im->prng_dup = splitmix64(&s);
+	im->prng_reorder = splitmix64(&s);
 	im->prng_jitter = splitmix64(&s);
 }
 
@@ -349,13 +351,13 @@ unsigned int vf_impair_decide(struct vf_impair *im)
 	unsigned int f = 0;
 
 	im->seen++;
-	if (im->loss_thr && (splitmix64(&im->prng) >> 32) < im->loss_thr)
+	if (im->loss_thr && (splitmix64(&im->prng_loss) >> 32) < im->loss_thr)
 		f |= VF_IMPAIR_LOSS;
 	if (im->loss_every && im->seen % im->loss_every == 0)
 		f |= VF_IMPAIR_LOSS;
-	if (im->dup_thr && (splitmix64(&im->prng) >> 32) < im->dup_thr)
+	if (im->dup_thr && (splitmix64(&im->prng_dup) >> 32) < im->dup_thr)
 		f |= VF_IMPAIR_DUP;
-	if (im->reorder_thr && (splitmix64(&im->prng) >> 32) < im->reorder_thr)
+	if (im->reorder_thr && (splitmix64(&im->prng_reorder) >> 32) < im->reorder_thr)
 		f |= VF_IMPAIR_REORDER;
 	return f;
 }

@@ -70,7 +70,7 @@ struct vf_impair {
 	uint64_t rate, hz;
 	bool rate_bits, line_on;
 	/* decisions */
-	uint64_t prng, prng_jitter, seen;
+	uint64_t prng_loss, prng_dup, prng_reorder, prng_jitter, seen;
 	void *held[2];			/* reorder: a packet (and its copy) held */
 	unsigned int nheld;
 	/* the line */
