@@ -227,7 +227,7 @@ static void test_loss_every(void **state)
 static uint64_t run_loss(const char *spec, unsigned int stream, unsigned int n, uint8_t *fate)
 {
 	struct line l;
-	void *out[VF_IMPAIR_ROOM(256)], *drop[VF_IMPAIR_ROOM(256)];
+	void *out[VF_IMPAIR_ROOM(512)], *drop[VF_IMPAIR_ROOM(512)];
 	uint64_t dropped;
 
 	line_init(&l, spec, stream);
@@ -280,7 +280,7 @@ static void test_loss_random(void **state)
 static void test_reorder(void **state)
 {
 	struct line l;
-	void *out[VF_IMPAIR_ROOM(16)], *drop[VF_IMPAIR_ROOM(16)], *fl[4];
+	void *out[VF_IMPAIR_ROOM(512)], *drop[VF_IMPAIR_ROOM(512)], *fl[4];
 	unsigned int nd, no;
 
 	(void)state;
@@ -335,7 +335,7 @@ static void test_reorder(void **state)
 static void test_dup(void **state)
 {
 	struct line l;
-	void *out[VF_IMPAIR_ROOM(16)], *drop[VF_IMPAIR_ROOM(16)];
+	void *out[VF_IMPAIR_ROOM(512)], *drop[VF_IMPAIR_ROOM(512)];
 	unsigned int nd, no;
 
 	(void)state;
@@ -468,7 +468,7 @@ static void test_jitter_bounds(void **state)
 static void test_overflow(void **state)
 {
 	struct line l;
-	void *out[VF_IMPAIR_ROOM(32)], *drop[VF_IMPAIR_ROOM(32)];
+	void *out[VF_IMPAIR_ROOM(512)], *drop[VF_IMPAIR_ROOM(512)];
 	unsigned int nd, no;
 
 	(void)state;
@@ -495,7 +495,7 @@ static void test_overflow(void **state)
 static void test_rate(void **state)
 {
 	struct line l;
-	void *out[VF_IMPAIR_ROOM(64)], *drop[VF_IMPAIR_ROOM(64)];
+	void *out[VF_IMPAIR_ROOM(512)], *drop[VF_IMPAIR_ROOM(512)];
 	unsigned int nd;
 
 	(void)state;
@@ -523,7 +523,7 @@ static void test_rate(void **state)
 static void test_conservation(void **state)
 {
 	struct line l;
-	void *out[VF_IMPAIR_ROOM(64)], *drop[VF_IMPAIR_ROOM(64)];
+	void *out[VF_IMPAIR_ROOM(512)], *drop[VF_IMPAIR_ROOM(512)];
 	unsigned int nd, no;
 	uint64_t now = 0, tx = 0, freed = 0;
 
