@@ -146,6 +146,12 @@ static int cmd_show_config_fwd(struct vf_cmd_ctx *c, int argc, char **argv)
 	vf_out_u64(c->out, "nb_cores", a->nb_cores);
 	vf_out_u64(c->out, "lcores_available", vf_fwd_lcores_available());
 	vf_out_bool(c->out, "running", vf_fwd_running());
+	if (a->fwd.mode == vf_fwd_mode_find("impair")) {
+		char spec[512];
+
+		vf_impair_format(&a->fwd.impair, spec, sizeof(spec));
+		vf_out_str(c->out, "impair", spec);
+	}
 	vf_out_arr_begin(c->out, "streams");
 	for (unsigned int i = 0; i < vf_fwd_nb_streams(); i++) {
 		const struct vf_stream *fs = vf_fwd_stream(i);
@@ -273,6 +279,19 @@ static int cmd_set_rate(struct vf_cmd_ctx *c, int argc, char **argv)
 	return 0;
 }
 
+static int cmd_set_impair(struct vf_cmd_ctx *c, int argc, char **argv)
+{
+	struct vf_impair_spec sp;
+	char err[384];
+
+	if (vf_impair_parse(argv[0], &sp, err, sizeof(err)))
+		return vf_cmd_error("%s", err);
+	if (need_stopped())
+		return -1;
+	c->app->fwd.impair = sp;
+	return 0;
+}
+
 static const struct vf_cmd fwd_cmds[] = {
 	{ "start", "", "start forwarding", cmd_start },
 	{ "start tx_first", "[N]", "send N bursts (default 1) per stream, then forward", cmd_start_tx_first },
@@ -290,6 +309,7 @@ static const struct vf_cmd fwd_cmds[] = {
 	{ "set txpkts", "N", "generated frame length, 42..2048 (while stopped)", cmd_set_txpkts },
 	{ "set nbcore", "N", "forwarding cores to use (while stopped)", cmd_set_nbcore },
 	{ "set eth-peer", "PORT MAC", "destination MAC of mac mode on PORT", cmd_set_eth_peer },
+	{ "set impair", "WORD", "impair mode: none or KEY=VALUE,... (see --impair; while stopped)", cmd_set_impair },
 	{ "set rate", "N", "generator rate in packets/s, 0 = unlimited (applies at once)", cmd_set_rate },
 	{ NULL },
 };

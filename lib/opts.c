@@ -93,6 +93,17 @@ static int o_count(struct vf_app *app, const char *arg, char *err, size_t errlen
 static int o_mbufs(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { U(total_num_mbufs, 1024, 16u << 20, "--total-num-mbufs"); return 0; }
 
+static int o_impair(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	char msg[384];
+
+	if (vf_impair_parse(arg, &app->fwd.impair, msg, sizeof(msg))) {
+		snprintf(err, errlen, "bad --impair '%s': %s", arg, msg);
+		return -1;
+	}
+	return 0;
+}
+
 static int o_eth_peer(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
 	unsigned int port, b[6];
@@ -296,6 +307,8 @@ const struct vf_opt vf_common_opts[] = {
 	{ "trial", 0, "SEC", "search: seconds per trial (default 1)", VF_COMP_NONE, NULL, o_trial },
 	{ "precision", 0, "RATIO", "search: stop when the interval is this narrow, relative (default 0.005)",
 	  VF_COMP_NONE, NULL, o_precision },
+	{ "impair", 0, "SPEC", "impair mode: KEY=VALUE,... of loss, loss-every, seed, dup, reorder, delay, jitter, rate, limit",
+	  VF_COMP_NONE, NULL, o_impair },
 	{ "eth-peer", 0, "PORT,MAC", "destination MAC for mac mode on PORT (default 02:00:00:00:00:PORT)",
 	  VF_COMP_NONE, NULL, o_eth_peer },
 	{ "tx-first", 0, NULL, "send one burst per stream before forwarding", VF_COMP_NONE, NULL, o_tx_first },

@@ -94,5 +94,20 @@ void vf_stats_stream(struct vf_out *o, const struct vf_stream *fs)
 		vf_out_u64(o, key, v);
 	}
 	vf_out_obj_end(o);
+	vf_stats_stream_impair(o, fs);
+	vf_out_obj_end(o);
+}
+
+/* The impair mode's counters, for a stream that runs (or ran) it. */
+void vf_stats_stream_impair(struct vf_out *o, const struct vf_stream *fs)
+{
+	struct vf_impair_counters c;
+	const uint64_t *v = (const uint64_t *)&c;
+
+	if (!vf_fwd_impair_counters(fs, &c))
+		return;
+	vf_out_obj_begin(o, "impair");
+	for (unsigned int i = 0; i < VF_IMPAIR_NB_COUNTERS; i++)
+		vf_out_u64(o, vf_impair_counter_names[i], v[i]);
 	vf_out_obj_end(o);
 }

@@ -9,6 +9,7 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
+#include "vf_impair.h"
 #include "vf_port.h"
 
 #define VF_MAX_BURST   512
@@ -48,6 +49,8 @@ struct vf_fwd_mode {
 	/* Optional: releases what the stream holds (stop, and before the
 	 * next stream_init); mode_priv itself is freed by the engine. */
 	void (*stream_fini)(struct vf_stream *fs);
+	/* Optional: clear fwd stats of the mode's own counters. */
+	void (*stats_clear)(struct vf_stream *fs);
 	bool generates;		/* txonly-like: no rx needed */
 	bool drains;		/* at stop: stop sending, receive --drain-ms more */
 };
@@ -63,6 +66,7 @@ struct vf_fwd_cfg {
 	struct rte_ether_addr peer[VF_MAX_PORTS];	/* --eth-peer */
 	struct rte_mempool *pool;
 	unsigned int nb_cores;
+	struct vf_impair_spec impair;	/* impair mode (--impair) */
 };
 
 const struct vf_fwd_mode *vf_fwd_mode_find(const char *name);

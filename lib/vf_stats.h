@@ -32,6 +32,8 @@ void vf_stats_port(struct vf_out *o, struct vf_port *p, const struct vf_port_sta
 /* One stream as an object: ports, queues, lcore, rx, tx, dropped and the
  * non-empty entries of the burst-size histogram. */
 void vf_stats_stream(struct vf_out *o, const struct vf_stream *fs);
+/* The "impair" object of a stream that runs (or ran) the impair mode. */
+void vf_stats_stream_impair(struct vf_out *o, const struct vf_stream *fs);
 /* Stream counters minus the last "clear fwd stats". */
 void vf_stats_stream_counts(const struct vf_stream *fs, uint64_t *rx, uint64_t *tx,
 			    uint64_t *dropped);

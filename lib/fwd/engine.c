@@ -239,6 +239,8 @@ void vf_fwd_stats_clear(void)
 			fs->bursts_base = rte_zmalloc("vf_hist", sizeof(fs->rx_bursts), 0);
 		if (fs->bursts_base)
 			memcpy(fs->bursts_base, fs->rx_bursts, sizeof(fs->rx_bursts));
+		if (fs->priv_mode && fs->priv_mode->stats_clear)
+			fs->priv_mode->stats_clear(fs);
 	}
 }
 

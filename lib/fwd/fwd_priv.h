@@ -56,5 +56,6 @@ VF_FWD_MODE(vf_fwd_flowgen);
 VF_FWD_MODE(vf_fwd_icmpecho);
 VF_FWD_MODE(vf_fwd_5tswap);
 VF_FWD_MODE(vf_fwd_measure);
+VF_FWD_MODE(vf_fwd_impair);
 
 #endif
