@@ -500,6 +500,8 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 	if ((app->search.on || app->hist_file[0] || app->limits.has_loss || app->limits.nb_lat) &&
 	    !app->fwd.mode->drains)
 		return usage_error(tool, "--search, --hist-file, --max-loss and --max-latency need --fwd measure");
+	if (app->search.on && (app->limits.has_loss || app->limits.nb_lat))
+		return usage_error(tool, "--max-loss and --max-latency check one measuring run, not --search");
 	if (app->search.on && (app->interactive || app->duration > 0 || app->fwd.count))
 		return usage_error(tool, "--search runs its own trials: no -i, --duration or --count with it");
 	if (app->search.on && app->search.max_rate && app->search.max_rate <= app->search.min_rate)

@@ -150,6 +150,21 @@ static void json_hist(struct vf_out *o, const struct vf_hist *h)
 	vf_out_arr_end(o);
 }
 
+static void text_hist(struct vf_out *o, const struct vf_hist *h)
+{
+	uint64_t seen = 0;
+
+	vf_out_title(o, "  %14s %14s %12s %10s", "from us", "to us", "count", "cumul%");
+	for (unsigned int i = 0; i < VF_HIST_NBUCKETS; i++) {
+		if (!h->b[i])
+			continue;
+		seen += h->b[i];
+		vf_out_title(o, "  %14.3f %14.3f %12llu %10.4f", (double)vf_hist_bucket_low(i) / 1e3,
+			     (double)(vf_hist_bucket_high(i) + 1) / 1e3, (unsigned long long)h->b[i],
+			     100.0 * (double)seen / (double)h->count);
+	}
+}
+
 void vf_meas_report(struct vf_out *o, bool hist)
 {
 	bool json = vf_out_is_json(o);
@@ -189,6 +204,8 @@ void vf_meas_report(struct vf_out *o, bool hist)
 			else
 				snprintf(path, sizeof(path), "%u->?", s.tx_port);
 			text_row(o, name, path, &r, s.hist.count > 0);
+			if (hist)
+				text_hist(o, &s.hist);
 		}
 	}
 	vf_meas_sum(&all);

@@ -285,7 +285,7 @@ const struct vf_opt vf_common_opts[] = {
 	{ "burst", 0, "N", "packets per burst, 1..512 (default 32)", VF_COMP_NONE, NULL, o_burst },
 	{ "txpkts", 0, "LEN", "frame length of generated packets, 42..2048: one mbuf (default 64)",
 	  VF_COMP_NONE, NULL, o_txpkts },
-	{ "flows", 0, "N", "flowgen: number of flows (default 1024)", VF_COMP_NONE, NULL, o_flows },
+	{ "flows", 0, "N", "flowgen/measure: number of flows (default 1024)", VF_COMP_NONE, NULL, o_flows },
 	{ "rate", 0, "PPS", "txonly/flowgen/measure: packets per second, all streams together (default: unlimited)",
 	  VF_COMP_NONE, NULL, o_rate },
 	{ "count", 0, "N", "txonly/flowgen/measure: packets to generate per stream, then idle (measure: then stop) (default: unlimited)",

@@ -173,12 +173,15 @@ static uint64_t find(struct search *s, double max_loss, uint64_t min, uint64_t m
 static uint64_t verify(struct search *s, uint64_t rate, double max_loss, const char *phase,
 		       bool *ok, double *loss)
 {
+	uint64_t tried = rate;
+
 	*ok = false;
 	*loss = 0;
 	for (int i = 0; i < VERIFY_TRIES && rate && !s->aborted; i++) {
 		const struct trial *t = trial(s, rate, phase);
 		if (!t)
 			break;
+		tried = rate;
 		*loss = t->loss;
 		if (t->loss <= max_loss) {
 			*ok = true;
@@ -186,7 +189,7 @@ static uint64_t verify(struct search *s, uint64_t rate, double max_loss, const c
 		}
 		rate = (uint64_t)((double)rate * (1 - s->app->search.precision));
 	}
-	return rate;
+	return tried;	/* the last rate tried, reported as not verified */
 }
 
 static void rate_obj(struct vf_out *o, const char *key, const char *title, uint64_t rate,
@@ -219,6 +222,8 @@ int vf_search_run(struct vf_app *app)
 	bool lat_ok[4] = { false };
 	const struct trial *t;
 	struct vf_out *o;
+	/* measure pads shorter frames to hold the stamp */
+	uint16_t frame = app->fwd.txpkts < 64 ? 64 : app->fwd.txpkts;
 
 	memset(&s, 0, sizeof(s));
 	s.app = app;
@@ -276,15 +281,15 @@ int vf_search_run(struct vf_app *app)
 		vf_out_u64(o, "trials", s.n);
 		vf_out_dbl(o, "trial_s", c->trial);
 		vf_out_dbl(o, "elapsed", mono() - s.start);
-		vf_out_u64(o, "frame", app->fwd.txpkts);
+		vf_out_u64(o, "frame", frame);
 		vf_out_dbl(o, "pdr_loss", c->pdr_loss);
 		vf_out_dbl(o, "precision", c->precision);
 		vf_out_u64(o, "min_rate", c->min_rate);
 		vf_out_u64(o, "max_rate", max);
 		vf_out_bool(o, "interrupted", s.aborted);
 	}
-	rate_obj(o, "ndr", "NDR", ndr, ndr_ok, ndr_loss, app->fwd.txpkts);
-	rate_obj(o, "pdr", "PDR", pdr, pdr_ok, pdr_loss, app->fwd.txpkts);
+	rate_obj(o, "ndr", "NDR", ndr, ndr_ok, ndr_loss, frame);
+	rate_obj(o, "pdr", "PDR", pdr, pdr_ok, pdr_loss, frame);
 	vf_out_arr_begin(o, "latency");
 	vf_out_title(o, "latency (us)   %12s %9s %9s %9s %9s %9s %9s %9s %9s", "rate pps", "loss%",
 		     "min", "avg", "p50", "p90", "p99", "p99.9", "max");
