@@ -41,13 +41,18 @@ static inline enum vf_seq_kind vf_seq_add(struct vf_seq *s, uint64_t seq)
 		if (seq - s->next >= VF_SEQ_WIN) {
 			memset(s->win, 0, sizeof(s->win));
 		} else {
-			for (uint64_t q = s->next; q <= seq; ) {
-				if (q % 64 == 0 && seq - q >= 63) {
+			/* counted, not compared: seq may be the largest number */
+			uint64_t q = s->next, left = seq - s->next + 1;
+
+			while (left) {
+				if (q % 64 == 0 && left >= 64) {
 					s->win[(q / 64) % VF_SEQ_WORDS] = 0;
 					q += 64;
+					left -= 64;
 				} else {
 					s->win[(q / 64) % VF_SEQ_WORDS] &= ~(1ull << (q % 64));
 					q++;
+					left--;
 				}
 			}
 		}

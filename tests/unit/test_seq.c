@@ -92,6 +92,10 @@ static void test_far_apart(void **state)
 	assert_int_equal(vf_seq_add(&s, 3), VF_SEQ_REORDERED);
 	assert_int_equal(s.late, 1);
 	assert_int_equal(vf_seq_add(&s, (1ull << 62)), VF_SEQ_DUP);
+	/* the largest number, just ahead: the slide must end (found by fuzz_stamp) */
+	vf_seq_reset(&s);
+	vf_seq_add(&s, UINT64_MAX - 10);
+	assert_int_equal(vf_seq_add(&s, UINT64_MAX), VF_SEQ_IN_ORDER);
 	/* a slide that is not word aligned and longer than a word */
 	vf_seq_reset(&s);
 	vf_seq_add(&s, 3);
