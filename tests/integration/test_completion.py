@@ -36,7 +36,7 @@ printf '%s\\n' "${{COMPREPLY[@]}}"
 got = complete("vfwd", "vfwd --f")
 check(set(got) == {"--fwd", "--forward-mode", "--flows"}, f"vfwd --f -> {got}")
 got = complete("vfwd", "vfwd --fwd m")
-check(set(got) == {"mac", "macswap"}, f"--fwd m -> {got}")
+check(set(got) == {"mac", "macswap", "measure"}, f"--fwd m -> {got}")
 got = complete("vfwd", "vfwd --port nu")
 check("null" in got or "null," in got, f"--port nu -> {got}")
 got = complete("vfwd", "vfwd --port null,")
