@@ -1,6 +1,6 @@
 """The measure mode and the throughput search against real peers.
 
-1. nullgen <-> memifctl (mac reflector) over memif: --count N comes back
+1. nullgen <-> memifctl (mac reflector) over memif (one queue, then two): --count N comes back
    exactly, no loss, duplicate or reordering; latency figures and the
    histogram agree with the counts; --hist-file is HdrHistogram text;
    --max-loss met (exit 0), --max-latency missed (exit 1, says by how much).
@@ -90,6 +90,18 @@ check(r.returncode == 0, r.stderr)
 hdr = [ln for ln in r.stdout.splitlines() if ln.split()[:2] == ["stream", "path"]]
 row = [ln.split() for ln in r.stdout.splitlines() if ln.split()[:2] == ["0", "0->0"]]
 check(hdr and row and row[0][2:5] == ["1000", "1000", "0"], f"text table:\n{r.stdout}")
+stop(srv)
+
+# 1b. two queues: a stream per queue, each exact
+srv = reflector(sock, ["--queues", "2", "--rxq", "2", "--txq", "2"])
+r = nullgen(["--port", memif("client", sock), "--rxq", "2", "--txq", "2", "--fwd", "measure",
+             "--rate", "40000", "--count", str(N)])
+check(r.returncode == 0, f"exit {r.returncode}: {r.stderr}")
+m = meas(final_stats(r.stdout))
+check(sorted(s["tx_queue"] for s in m["streams"]) == [0, 1], f"{m['streams']}")
+for st in m["streams"]:
+    check(st["sent"] == N and st["received"] == N and st["lost"] == 0, f"queue stream {st}")
+check(m["total"]["received"] == 2 * N, f"total {m['total']}")
 stop(srv)
 
 # 2. a peer that sends its own frames and never reflects ours
