@@ -76,7 +76,11 @@ static void port_stats(struct vf_cmd_ctx *c, struct vf_port *p)
 	double t = now_s();
 
 	vf_port_stats(p, &st);
-	vf_stats_rates(&last_st[p->id], &st, last_t[p->id] ? t - last_t[p->id] : 0, &r);
+	/* The first show of a port: rates since forwarding started. */
+	if (last_t[p->id])
+		vf_stats_rates(&last_st[p->id], &st, t - last_t[p->id], &r);
+	else
+		vf_stats_rates(&last_st[p->id], &st, vf_fwd_elapsed(), &r);
 	last_st[p->id] = st;
 	last_t[p->id] = t;
 	vf_stats_port(c->out, p, &st, &r);
@@ -106,7 +110,18 @@ static int cmd_show_info(struct vf_cmd_ctx *c, int argc, char **argv)
 
 static int cmd_show_stats(struct vf_cmd_ctx *c, int argc, char **argv)
 {
-	return each_port(c, argv[0], port_stats);
+	int id;
+
+	if (vf_cmd_port_arg(argv[0], true, &id))
+		return -1;
+	vf_out_obj_begin(c->out, NULL);
+	vf_stats_port_table_begin(c->out);
+	for (uint16_t i = 0; i < vf_port_count(); i++)
+		if (vf_port_get(i) && (id == -2 || id == i))
+			port_stats(c, vf_port_get(i));
+	vf_stats_port_table_end(c->out);
+	vf_out_obj_end(c->out);
+	return 0;
 }
 
 static int cmd_show_xstats(struct vf_cmd_ctx *c, int argc, char **argv)
@@ -143,7 +158,7 @@ static int cmd_clear_stats(struct vf_cmd_ctx *c, int argc, char **argv)
 			vf_port_stats_reset(vf_port_get(i));
 			vf_port_xstats_reset(vf_port_get(i));
 			memset(&last_st[i], 0, sizeof(last_st[i]));
-			last_t[i] = 0;
+			last_t[i] = now_s();
 		}
 	return 0;
 }
