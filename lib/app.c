@@ -18,8 +18,10 @@
 #include <rte_mbuf.h>
 
 #include "vf_complete.h"
+#include "vf_capture.h"
 #include "vf_ctl.h"
 #include "vf_log.h"
+#include "vf_prom.h"
 #include "vf_runtime.h"
 #include "vf_shell.h"
 #include "vf_stats.h"
@@ -501,7 +503,12 @@ int vf_app_fwd_start(struct vf_app *app, unsigned int tx_first_bursts)
 
 static void teardown(void)
 {
+	struct vf_capture_stats cs;
+
 	vf_fwd_stop();
+	if (vf_capture_stop(&cs) == 0)
+		VF_INFO("capture of port %u: %llu packets written to %s, %llu dropped", cs.port,
+			(unsigned long long)cs.written, cs.path, (unsigned long long)cs.dropped);
 	for (uint16_t p = 0; p < VF_MAX_PORTS; p++)
 		vf_port_close(vf_port_get(p));
 	vf_ctl_stop();
@@ -657,6 +664,13 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 		status = 1;
 		goto out;
 	}
+	if (app->capture_file[0] &&
+	    vf_capture_start(app->capture_port, app->capture_dirs, app->capture_file, 0, err,
+			     sizeof(err))) {
+		VF_ERR("--capture: %s", err);
+		status = 1;
+		goto out;
+	}
 	if (app->interactive || app->cmd_input) {
 		status = vf_shell_run(app);
 		goto out;
@@ -668,6 +682,7 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 	}
 	if (app->search.on) {
 		status = vf_search_run(app);
+		vf_prom_stop(app);
 		goto out;
 	}
 	if (!vf_fwd_running() && app->fwd.mode->drains && !vf_app_wait_links(10))
@@ -680,9 +695,13 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 			goto out;
 		}
 	}
+	vf_prom_start(app);
 	run_loop(app);
+	vf_app_lock();		/* the metrics writer reads the streams */
 	vf_fwd_stop();
+	vf_app_unlock();
 	vf_app_print_stats(app, true);
+	vf_prom_stop(app);
 	if (app->fwd.mode->drains) {
 		if (app->hist_file[0] && (ret = vf_meas_write_hist_file(app->hist_file)) != 0) {
 			VF_ERR("cannot write --hist-file '%s': %s", app->hist_file, strerror(-ret));
