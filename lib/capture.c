@@ -1,7 +1,12 @@
 /* pcapng capture: copies on the forwarding cores, a writer thread for the
  * file (see vf_capture.h).  The file: a section header, one interface
  * (the port: its name, a description, nanosecond timestamps), then one
- * enhanced packet block per packet with its direction in epb_flags. */
+ * enhanced packet block per packet with its direction in epb_flags.
+ *
+ * Not DPDK's rte_pcapng: in 22.11 it writes interface blocks only for
+ * ethdevs (rte_pcapng_fdopen walks them; there is no add_interface before
+ * 23.03) and checks rte_eth_dev_is_valid_port, while our ports are not
+ * ethdevs; its API is experimental too.  The blocks we need are few. */
 #include "vf_capture.h"
 
 #include <errno.h>

@@ -330,7 +330,7 @@ const struct vf_opt vf_common_opts[] = {
 	  VF_COMP_NONE, NULL, o_mbufs },
 	{ "duration", 0, "SEC", "forward for SEC seconds, print the final stats and exit",
 	  VF_COMP_NONE, NULL, o_duration },
-	{ "stats-period", 0, "SEC", "print stats every SEC seconds", VF_COMP_NONE, NULL, o_stats_period },
+	{ "stats-period", 0, "SEC", "print stats every SEC seconds (text: one line per period)", VF_COMP_NONE, NULL, o_stats_period },
 	{ "json", 0, NULL, "stats as JSON objects, one per line, on stdout", VF_COMP_NONE, NULL, o_json },
 	{ "stats-file", 0, "PATH", "also append the stats lines to PATH", VF_COMP_FILE, NULL, o_stats_file },
 	{ "prom-file", 0, "PATH", "write the stats as Prometheus metrics to PATH every period (atomic rename)",
