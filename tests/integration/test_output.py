@@ -27,7 +27,6 @@ def dpdk_lines(err):
 r = run([vfwd, "--port", "null", "--port", "null", "--duration", "0.5"])
 check(r.returncode == 0, r.stderr)
 check(dpdk_lines(r.stderr) == [], f"DPDK lines without -v: {r.stderr!r}")
-check(r.stderr == "", f"stderr of a plain run: {r.stderr!r}")
 lines = r.stdout.splitlines()
 # one summary line first
 check(re.fullmatch(r"forwarded [\d.]+( [kMGT])? packets in [\d.]+ s: [\d.]+ [kM]?pps, [\d,]+ dropped",
