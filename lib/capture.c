@@ -120,7 +120,8 @@ static size_t opt(uint8_t *b, uint16_t code, const void *v, uint16_t len)
 
 	memcpy(b, &code, 2);
 	memcpy(b + 2, &len, 2);
-	memcpy(b + 4, v, len);
+	if (len)
+		memcpy(b + 4, v, len);
 	memset(b + 4 + len, 0, pad);
 	return 4 + len + pad;
 }
