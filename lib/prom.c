@@ -328,7 +328,6 @@ static void *prom_main(void *arg)
 {
 	struct vf_app *app = arg;
 	double p = app->stats_period > 0 ? app->stats_period : 1.0;
-	struct timespec ts = { (time_t)p, (long)((p - (double)(time_t)p) * 1e9) };
 	bool warned = false;
 
 	while (!prom_stop) {
@@ -345,7 +344,6 @@ static void *prom_main(void *arg)
 		/* sleep in short steps: stop does not wait a whole period */
 		for (double slept = 0; slept < p && !prom_stop; slept += 0.05)
 			nanosleep(&(struct timespec){ 0, 50 * 1000 * 1000 }, NULL);
-		(void)ts;
 	}
 	return NULL;
 }

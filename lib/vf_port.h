@@ -82,9 +82,11 @@ struct vf_port {
 	/* fast path: first cache line */
 	vf_rx_burst_t rx_burst;
 	vf_tx_burst_t tx_burst;
+	/* VF_CAP_RX | VF_CAP_TX while a capture runs (vf_capture.h): read
+	 * every burst, so next to the burst functions */
+	volatile uint8_t capture;
 	void *rxq[VF_MAX_QUEUES];
 	void *txq[VF_MAX_QUEUES];
-	volatile uint8_t capture;	/* VF_CAP_RX | VF_CAP_TX (vf_capture.h) */
 
 	/* control path */
 	uint16_t id;
