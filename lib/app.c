@@ -2,12 +2,14 @@
 #include "vf_app.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 
 #include <rte_cycles.h>
@@ -16,8 +18,10 @@
 #include <rte_mbuf.h>
 
 #include "vf_complete.h"
+#include "vf_capture.h"
 #include "vf_ctl.h"
 #include "vf_log.h"
+#include "vf_prom.h"
 #include "vf_runtime.h"
 #include "vf_shell.h"
 #include "vf_stats.h"
@@ -265,6 +269,98 @@ bool vf_app_wait_links(double timeout_s)
 	}
 }
 
+/* Text mode, periodic: one line per period, as vmstat prints, the rates of
+ * the period and the counts so far over all ports. */
+struct period_row {
+	double elapsed, rx_pps, tx_pps, rx_bps, tx_bps;
+	uint64_t ipackets, opackets, imissed, errors, nombuf, dropped;
+};
+#define PR(f) offsetof(struct period_row, f)
+static const struct vf_col period_cols[] = {
+	{ "elapsed", "time", 8, VF_COL_DBL, PR(elapsed), NULL, NULL },
+	{ "rx_pps", "rx-rate", 10, VF_COL_PPS, PR(rx_pps), NULL, NULL },
+	{ "tx_pps", "tx-rate", 10, VF_COL_PPS, PR(tx_pps), NULL, NULL },
+	{ "rx_bps", "rx-Gb/s", 7, VF_COL_BPS, PR(rx_bps), NULL, NULL },
+	{ "tx_bps", "tx-Gb/s", 7, VF_COL_BPS, PR(tx_bps), NULL, NULL },
+	{ "ipackets", "rx-pkts", 15, VF_COL_U64, PR(ipackets), NULL, NULL },
+	{ "opackets", "tx-pkts", 15, VF_COL_U64, PR(opackets), NULL, NULL },
+	{ "imissed", "missed", 7, VF_COL_U64, PR(imissed), NULL, NULL },
+	{ "errors", "errors", 7, VF_COL_U64, PR(errors), NULL, NULL },
+	{ "rx_nombuf", "nombuf", 7, VF_COL_U64, PR(nombuf), NULL, NULL },
+	{ "dropped", "dropped", 9, VF_COL_U64, PR(dropped), NULL, NULL },
+};
+#undef PR
+static const struct vf_table period_table = VF_TABLE(period_cols);
+static unsigned int period_lines;
+
+static unsigned int screen_rows(void)
+{
+	struct winsize ws;
+
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 4)
+		return ws.ws_row - 1;
+	return 20;
+}
+
+static void print_period_line(struct vf_app *app, struct vf_out *o, double dt, double elapsed)
+{
+	struct period_row row = { .elapsed = elapsed };
+	char line[512];
+
+	for (uint16_t p = 0; p < vf_port_count(); p++) {
+		struct vf_port *port = vf_port_get(p);
+		struct vf_port_stats st;
+		struct vf_rates r;
+
+		if (!port)
+			continue;
+		vf_port_stats(port, &st);
+		vf_stats_rates(&prev_st[p], &st, dt, &r);
+		prev_st[p] = st;
+		row.rx_pps += r.rx_pps;
+		row.tx_pps += r.tx_pps;
+		row.rx_bps += r.rx_bps;
+		row.tx_bps += r.tx_bps;
+		row.ipackets += st.ipackets;
+		row.opackets += st.opackets;
+		row.imissed += st.imissed;
+		row.errors += st.ierrors + st.oerrors;
+		row.nombuf += st.rx_nombuf;
+	}
+	for (unsigned int i = 0; i < vf_fwd_nb_streams(); i++) {
+		uint64_t rx, tx, d;
+
+		vf_stats_stream_counts(vf_fwd_stream(i), &rx, &tx, &d);
+		row.dropped += d;
+	}
+	if (period_lines % screen_rows() == 0) {
+		vf_out_table_head_text(line, sizeof(line), &period_table);
+		vf_out_title(o, "%s", line);
+	}
+	period_lines++;
+	vf_out_table_row_text(line, sizeof(line), &period_table, &row);
+	vf_out_title(o, "%s", line);
+	(void)app;
+}
+
+/* Text mode, final: one line that says what the run did. */
+static void print_summary(struct vf_app *app, struct vf_out *o, double elapsed, uint64_t frx,
+			  uint64_t ftx, uint64_t fdrop)
+{
+	bool rx_only = ftx == 0 && frx > 0;
+	uint64_t n = rx_only ? frx : ftx;
+	char cnt[32], rate[32], drop[32];
+
+	vf_out_fmt_si(cnt, sizeof(cnt), (double)n, "");
+	if (cnt[strlen(cnt) - 1] == ' ')
+		cnt[strlen(cnt) - 1] = '\0';
+	vf_out_fmt_pps(rate, sizeof(rate), elapsed > 0 ? (double)n / elapsed : 0.0);
+	vf_out_fmt_count(drop, sizeof(drop), fdrop);
+	vf_out_title(o, "%s %s packets in %.2f s: %s, %s dropped",
+		     rx_only ? "received" : app->fwd.mode->generates ? "sent" : "forwarded",
+		     cnt, elapsed, rate, drop);
+}
+
 void vf_app_print_stats(struct vf_app *app, bool final)
 {
 	struct vf_out *o = vf_out_new(app->json);
@@ -273,15 +369,36 @@ void vf_app_print_stats(struct vf_app *app, bool final)
 
 	if (!o)
 		return;
+	if (!app->json && !final) {
+		print_period_line(app, o, dt, elapsed);
+		prev_time = t;
+		vf_app_emit(app, o);
+		vf_out_free(o);
+		return;
+	}
+	if (!app->json) {
+		/* the summary line needs the totals first */
+		for (unsigned int i = 0; i < vf_fwd_nb_streams(); i++) {
+			uint64_t rx, tx, d;
+
+			vf_stats_stream_counts(vf_fwd_stream(i), &rx, &tx, &d);
+			frx += rx;
+			ftx += tx;
+			fdrop += d;
+		}
+		print_summary(app, o, elapsed, frx, ftx, fdrop);
+	}
 	vf_out_obj_begin(o, NULL);
-	vf_out_title(o, "%s statistics%s after %.3f s of forwarding", app->tool->name,
-		     final ? " (final)" : "", elapsed);
-	vf_out_str(o, "tool", app->tool->name);
-	vf_out_dbl(o, "time", (double)time(NULL));
-	vf_out_dbl(o, "elapsed", elapsed);
-	vf_out_bool(o, "final", final);
-	vf_out_str(o, "mode", app->fwd.mode->name);
-	vf_out_arr_begin(o, "ports");
+	vf_out_title(o, "%s statistics%s after %.3f s of %s forwarding", app->tool->name,
+		     final ? " (final)" : "", elapsed, app->fwd.mode->name);
+	if (app->json) {	/* text: all in the title */
+		vf_out_str(o, "tool", app->tool->name);
+		vf_out_dbl(o, "time", (double)time(NULL));
+		vf_out_dbl(o, "elapsed", elapsed);
+		vf_out_bool(o, "final", final);
+		vf_out_str(o, "mode", app->fwd.mode->name);
+	}
+	vf_stats_port_table_begin(o);
 	for (uint16_t p = 0; p < vf_port_count(); p++) {
 		struct vf_port *port = vf_port_get(p);
 		struct vf_port_stats st, zero = { 0 };
@@ -298,23 +415,8 @@ void vf_app_print_stats(struct vf_app *app, bool final)
 		prev_st[p] = st;
 		vf_stats_port(o, port, &st, &r);
 	}
-	vf_out_arr_end(o);
-	vf_out_arr_begin(o, "streams");
-	for (unsigned int i = 0; i < vf_fwd_nb_streams(); i++) {
-		uint64_t rx, tx, d;
-
-		vf_stats_stream_counts(vf_fwd_stream(i), &rx, &tx, &d);
-		frx += rx;
-		ftx += tx;
-		fdrop += d;
-		vf_stats_stream(o, vf_fwd_stream(i));
-	}
-	vf_out_arr_end(o);
-	vf_out_obj_begin(o, "fwd");
-	vf_out_u64(o, "rx", frx);
-	vf_out_u64(o, "tx", ftx);
-	vf_out_u64(o, "dropped", fdrop);
-	vf_out_obj_end(o);
+	vf_stats_port_table_end(o);
+	vf_stats_streams(o, "fwd", &frx, &ftx, &fdrop);
 	if (app->fwd.mode == vf_fwd_mode_find("measure"))
 		vf_meas_report(o, app->json);
 	vf_out_obj_end(o);
@@ -401,7 +503,12 @@ int vf_app_fwd_start(struct vf_app *app, unsigned int tx_first_bursts)
 
 static void teardown(void)
 {
+	struct vf_capture_stats cs;
+
 	vf_fwd_stop();
+	if (vf_capture_stop(&cs) == 0)
+		VF_INFO("capture of port %u: %llu packets written to %s, %llu dropped", cs.port,
+			(unsigned long long)cs.written, cs.path, (unsigned long long)cs.dropped);
 	for (uint16_t p = 0; p < VF_MAX_PORTS; p++)
 		vf_port_close(vf_port_get(p));
 	vf_ctl_stop();
@@ -557,6 +664,13 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 		status = 1;
 		goto out;
 	}
+	if (app->capture_file[0] &&
+	    vf_capture_start(app->capture_port, app->capture_dirs, app->capture_file, 0, err,
+			     sizeof(err))) {
+		VF_ERR("--capture: %s", err);
+		status = 1;
+		goto out;
+	}
 	if (app->interactive || app->cmd_input) {
 		status = vf_shell_run(app);
 		goto out;
@@ -568,6 +682,7 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 	}
 	if (app->search.on) {
 		status = vf_search_run(app);
+		vf_prom_stop(app);
 		goto out;
 	}
 	if (!vf_fwd_running() && app->fwd.mode->drains && !vf_app_wait_links(10))
@@ -580,9 +695,13 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 			goto out;
 		}
 	}
+	vf_prom_start(app);
 	run_loop(app);
+	vf_app_lock();		/* the metrics writer reads the streams */
 	vf_fwd_stop();
+	vf_app_unlock();
 	vf_app_print_stats(app, true);
+	vf_prom_stop(app);
 	if (app->fwd.mode->drains) {
 		if (app->hist_file[0] && (ret = vf_meas_write_hist_file(app->hist_file)) != 0) {
 			VF_ERR("cannot write --hist-file '%s': %s", app->hist_file, strerror(-ret));

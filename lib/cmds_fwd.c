@@ -25,30 +25,15 @@ static int need_stopped(void)
 
 static void fwd_stats(struct vf_cmd_ctx *c)
 {
-	uint64_t trx = 0, ttx = 0, tdrop = 0;
-
 	vf_out_obj_begin(c->out, NULL);
-	vf_out_title(c->out, "Forward statistics (%s mode, %.3f s)", c->app->fwd.mode->name,
-		     vf_fwd_elapsed());
-	vf_out_str(c->out, "mode", c->app->fwd.mode->name);
-	vf_out_dbl(c->out, "elapsed", vf_fwd_elapsed());
-	vf_out_bool(c->out, "running", vf_fwd_running());
-	vf_out_arr_begin(c->out, "streams");
-	for (unsigned int i = 0; i < vf_fwd_nb_streams(); i++) {
-		uint64_t rx, tx, d;
-
-		vf_stats_stream_counts(vf_fwd_stream(i), &rx, &tx, &d);
-		trx += rx;
-		ttx += tx;
-		tdrop += d;
-		vf_stats_stream(c->out, vf_fwd_stream(i));
+	vf_out_title(c->out, "Forward statistics (%s mode, %.3f s, %s)", c->app->fwd.mode->name,
+		     vf_fwd_elapsed(), vf_fwd_running() ? "running" : "stopped");
+	if (vf_out_is_json(c->out)) {	/* text: in the title */
+		vf_out_str(c->out, "mode", c->app->fwd.mode->name);
+		vf_out_dbl(c->out, "elapsed", vf_fwd_elapsed());
+		vf_out_bool(c->out, "running", vf_fwd_running());
 	}
-	vf_out_arr_end(c->out);
-	vf_out_obj_begin(c->out, "total");
-	vf_out_u64(c->out, "rx", trx);
-	vf_out_u64(c->out, "tx", ttx);
-	vf_out_u64(c->out, "dropped", tdrop);
-	vf_out_obj_end(c->out);
+	vf_stats_streams(c->out, "total", NULL, NULL, NULL);
 	if (c->app->fwd.mode->drains && vf_meas_nb_streams())
 		vf_meas_report(c->out, false);
 	vf_out_obj_end(c->out);

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "vf_app.h"
+#include "vf_capture.h"
 #include "vf_shell_priv.h"
 #include "vf_stats.h"
 
@@ -76,7 +77,11 @@ static void port_stats(struct vf_cmd_ctx *c, struct vf_port *p)
 	double t = now_s();
 
 	vf_port_stats(p, &st);
-	vf_stats_rates(&last_st[p->id], &st, last_t[p->id] ? t - last_t[p->id] : 0, &r);
+	/* The first show of a port: rates since forwarding started. */
+	if (last_t[p->id])
+		vf_stats_rates(&last_st[p->id], &st, t - last_t[p->id], &r);
+	else
+		vf_stats_rates(&last_st[p->id], &st, vf_fwd_elapsed(), &r);
 	last_st[p->id] = st;
 	last_t[p->id] = t;
 	vf_stats_port(c->out, p, &st, &r);
@@ -106,7 +111,18 @@ static int cmd_show_info(struct vf_cmd_ctx *c, int argc, char **argv)
 
 static int cmd_show_stats(struct vf_cmd_ctx *c, int argc, char **argv)
 {
-	return each_port(c, argv[0], port_stats);
+	int id;
+
+	if (vf_cmd_port_arg(argv[0], true, &id))
+		return -1;
+	vf_out_obj_begin(c->out, NULL);
+	vf_stats_port_table_begin(c->out);
+	for (uint16_t i = 0; i < vf_port_count(); i++)
+		if (vf_port_get(i) && (id == -2 || id == i))
+			port_stats(c, vf_port_get(i));
+	vf_stats_port_table_end(c->out);
+	vf_out_obj_end(c->out);
+	return 0;
 }
 
 static int cmd_show_xstats(struct vf_cmd_ctx *c, int argc, char **argv)
@@ -143,7 +159,7 @@ static int cmd_clear_stats(struct vf_cmd_ctx *c, int argc, char **argv)
 			vf_port_stats_reset(vf_port_get(i));
 			vf_port_xstats_reset(vf_port_get(i));
 			memset(&last_st[i], 0, sizeof(last_st[i]));
-			last_t[i] = 0;
+			last_t[i] = now_s();
 		}
 	return 0;
 }
@@ -209,9 +225,80 @@ static int cmd_port_detach(struct vf_cmd_ctx *c, int argc, char **argv)
 		return -1;
 	if (vf_fwd_running())
 		return vf_cmd_error("forwarding is running: stop it first");
+	vf_capture_port_closed((uint16_t)id);
 	/* Streams point at ports: rebuild them without this one. */
 	vf_port_close(vf_port_get((uint16_t)id));
 	vf_fwd_setup(&c->app->fwd, c->app->nb_rxq > c->app->nb_txq ? c->app->nb_rxq : c->app->nb_txq);
+	return 0;
+}
+
+/* capture start PORT [rx|tx|both] FILE [count N] */
+static int cmd_capture_start(struct vf_cmd_ctx *c, int argc, char **argv)
+{
+	unsigned int dirs = VF_CAP_RX | VF_CAP_TX;
+	const char *file;
+	uint64_t count = 0;
+	char err[600], *end;
+	int id, k = 1;
+
+	if (vf_cmd_port_arg(argv[0], false, &id))
+		return -1;
+	if (argc > 2 && (!strcmp(argv[1], "rx") || !strcmp(argv[1], "tx") || !strcmp(argv[1], "both"))) {
+		dirs = argv[1][0] == 'r' ? VF_CAP_RX : argv[1][0] == 't' ? VF_CAP_TX : dirs;
+		k = 2;
+	}
+	file = argv[k++];
+	if (k < argc) {
+		if (strcmp(argv[k], "count") || k + 2 != argc)
+			return vf_cmd_error("capture start: expected PORT [rx|tx|both] FILE [count N]");
+		count = strtoull(argv[k + 1], &end, 10);
+		if (*end || !count)
+			return vf_cmd_error("capture start: count: expected a number >= 1");
+	}
+	if (vf_capture_start((uint16_t)id, dirs, file, count, err, sizeof(err)))
+		return vf_cmd_error("%s", err);
+	return 0;
+}
+
+static void capture_out(struct vf_cmd_ctx *c, const struct vf_capture_stats *cs)
+{
+	char w[32], d[32];
+
+	vf_out_obj_begin(c->out, NULL);
+	vf_out_fmt_count(w, sizeof(w), cs->written);
+	vf_out_fmt_count(d, sizeof(d), cs->dropped);
+	vf_out_title(c->out, "capture of port %u (%s) %s: %s packets in %s, %s dropped", cs->port,
+		     cs->dirs == VF_CAP_RX ? "rx" : cs->dirs == VF_CAP_TX ? "tx" : "rx and tx",
+		     cs->running ? "running" : "stopped", w, cs->path, d);
+	if (vf_out_is_json(c->out)) {
+		vf_out_u64(c->out, "port", cs->port);
+		vf_out_str(c->out, "direction", cs->dirs == VF_CAP_RX ? "rx" : cs->dirs == VF_CAP_TX ? "tx" : "both");
+		vf_out_str(c->out, "file", cs->path);
+		vf_out_bool(c->out, "running", cs->running);
+		vf_out_u64(c->out, "packets", cs->written);
+		vf_out_u64(c->out, "dropped", cs->dropped);
+		vf_out_u64(c->out, "count", cs->count);
+	}
+	vf_out_obj_end(c->out);
+}
+
+static int cmd_capture_stop(struct vf_cmd_ctx *c, int argc, char **argv)
+{
+	struct vf_capture_stats cs;
+
+	if (vf_capture_stop(&cs))
+		return vf_cmd_error("no capture is running");
+	capture_out(c, &cs);
+	return 0;
+}
+
+static int cmd_show_capture(struct vf_cmd_ctx *c, int argc, char **argv)
+{
+	struct vf_capture_stats cs;
+
+	if (!vf_capture_stats(&cs))
+		return vf_cmd_error("no capture: capture start PORT [rx|tx|both] FILE [count N]");
+	capture_out(c, &cs);
 	return 0;
 }
 
@@ -225,6 +312,10 @@ static const struct vf_cmd port_cmds[] = {
 	{ "port stop", "all|PORT", "stop a port (forwarding stopped)", cmd_port_stop },
 	{ "port attach", "SPEC", "add a port of any driver (forwarding stopped)", cmd_port_attach },
 	{ "port detach", "PORT", "close and remove a port (forwarding stopped)", cmd_port_detach },
+	{ "capture start", "PORT WORD [WORD] [WORD] [WORD]",
+	  "PORT [rx|tx|both] FILE [count N]: write the port's packets to a pcapng file", cmd_capture_start },
+	{ "capture stop", "[json]", "stop the capture, close the file, print its counts", cmd_capture_stop },
+	{ "show capture", "[json]", "the capture's file, packets written and dropped", cmd_show_capture },
 	{ NULL },
 };
 

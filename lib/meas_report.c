@@ -9,39 +9,31 @@
 
 #include "vf_meas.h"
 
-enum col_kind { C_U64, C_RATIO, C_US };
-
 struct meas_row {
 	uint64_t sent, received, lost, reordered, dups, late;
 	double loss_ratio;
 	struct vf_meas_lat lat;
 };
 
-struct col {
-	const char *key;	/* JSON key (latency ones inside "latency_us") */
-	const char *head;	/* text heading */
-	int width;
-	enum col_kind kind;
-	size_t off;
-};
-
+/* The columns: the shared description (vf_out.h); the latency ones go
+ * inside "latency_us" in JSON. */
 #define R(f) offsetof(struct meas_row, f)
 #define L(f) (offsetof(struct meas_row, lat) + offsetof(struct vf_meas_lat, f))
-static const struct col cols[] = {
-	{ "sent", "sent", 12, C_U64, R(sent) },
-	{ "received", "received", 12, C_U64, R(received) },
-	{ "lost", "lost", 10, C_U64, R(lost) },
-	{ "loss_ratio", "loss%", 8, C_RATIO, R(loss_ratio) },
-	{ "reordered", "reord", 8, C_U64, R(reordered) },
-	{ "duplicates", "dup", 6, C_U64, R(dups) },
-	{ "min", "min", 9, C_US, L(min) },
-	{ "avg", "avg", 9, C_US, L(avg) },
-	{ "p50", "p50", 9, C_US, L(p50) },
-	{ "p90", "p90", 9, C_US, L(p90) },
-	{ "p99", "p99", 9, C_US, L(p99) },
-	{ "p99_9", "p99.9", 9, C_US, L(p999) },
-	{ "max", "max", 9, C_US, L(max) },
-	{ "jitter", "jitter", 8, C_US, L(jitter) },
+static const struct vf_col cols[] = {
+	{ "sent", "sent", 12, VF_COL_U64, R(sent), NULL, NULL },
+	{ "received", "received", 12, VF_COL_U64, R(received), NULL, NULL },
+	{ "lost", "lost", 10, VF_COL_U64, R(lost), NULL, NULL },
+	{ "loss_ratio", "loss%", 8, VF_COL_RATIO, R(loss_ratio), NULL, NULL },
+	{ "reordered", "reord", 8, VF_COL_U64, R(reordered), NULL, NULL },
+	{ "duplicates", "dup", 6, VF_COL_U64, R(dups), NULL, NULL },
+	{ "min", "min", 9, VF_COL_US, L(min), NULL, NULL },
+	{ "avg", "avg", 9, VF_COL_US, L(avg), NULL, NULL },
+	{ "p50", "p50", 9, VF_COL_US, L(p50), NULL, NULL },
+	{ "p90", "p90", 9, VF_COL_US, L(p90), NULL, NULL },
+	{ "p99", "p99", 9, VF_COL_US, L(p99), NULL, NULL },
+	{ "p99_9", "p99.9", 9, VF_COL_US, L(p999), NULL, NULL },
+	{ "max", "max", 9, VF_COL_US, L(max), NULL, NULL },
+	{ "jitter", "jitter", 8, VF_COL_US, L(jitter), NULL, NULL },
 };
 #undef R
 #undef L
@@ -93,24 +85,13 @@ static void text_row(struct vf_out *o, const char *name, const char *path,
 	int n = snprintf(line, sizeof(line), "%-7s %-9s", name, path);
 
 	for (unsigned int c = 0; c < NCOLS && n < (int)sizeof(line); c++) {
-		const void *p = (const char *)r + cols[c].off;
-		size_t left = sizeof(line) - (size_t)n;
+		char cell[64];
 
-		switch (cols[c].kind) {
-		case C_U64:
-			n += snprintf(line + n, left, " %*llu", cols[c].width,
-				      (unsigned long long)*(const uint64_t *)p);
-			break;
-		case C_RATIO:
-			n += snprintf(line + n, left, " %*.3f", cols[c].width, *(const double *)p * 100);
-			break;
-		case C_US:
-			if (has_lat)
-				n += snprintf(line + n, left, " %*.2f", cols[c].width, *(const double *)p);
-			else
-				n += snprintf(line + n, left, " %*s", cols[c].width, "-");
-			break;
-		}
+		if (cols[c].kind == VF_COL_US && !has_lat)
+			snprintf(cell, sizeof(cell), "-");
+		else
+			vf_out_cell(cell, sizeof(cell), &cols[c], r);
+		n += snprintf(line + n, sizeof(line) - (size_t)n, " %*s", cols[c].width, cell);
 	}
 	vf_out_title(o, "%s", line);
 }
@@ -120,9 +101,9 @@ static void json_row(struct vf_out *o, const struct meas_row *r, bool has_lat)
 	for (unsigned int c = 0; c < NCOLS; c++) {
 		const void *p = (const char *)r + cols[c].off;
 
-		if (cols[c].kind == C_US)
+		if (cols[c].kind == VF_COL_US)
 			continue;
-		if (cols[c].kind == C_U64)
+		if (cols[c].kind == VF_COL_U64)
 			vf_out_u64(o, cols[c].key, *(const uint64_t *)p);
 		else
 			vf_out_dbl(o, cols[c].key, *(const double *)p);
@@ -130,7 +111,7 @@ static void json_row(struct vf_out *o, const struct meas_row *r, bool has_lat)
 	vf_out_u64(o, "late", r->late);
 	vf_out_obj_begin(o, "latency_us");
 	for (unsigned int c = 0; c < NCOLS && has_lat; c++)
-		if (cols[c].kind == C_US)
+		if (cols[c].kind == VF_COL_US)
 			vf_out_dbl(o, cols[c].key, *(const double *)((const char *)r + cols[c].off));
 	vf_out_obj_end(o);
 }
@@ -221,9 +202,12 @@ void vf_meas_report(struct vf_out *o, bool hist)
 	} else {
 		if (n > 1)
 			text_row(o, "total", "", &r, all.hist.count > 0);
-		vf_out_title(o, "not counted above: %llu foreign, %llu corrupt, %llu stale frames",
-			     (unsigned long long)tot.foreign, (unsigned long long)tot.corrupt,
-			     (unsigned long long)tot.stale);
+		char f[32], c[32], st[32];
+
+		vf_out_fmt_count(f, sizeof(f), tot.foreign);
+		vf_out_fmt_count(c, sizeof(c), tot.corrupt);
+		vf_out_fmt_count(st, sizeof(st), tot.stale);
+		vf_out_title(o, "not counted above: %s foreign, %s corrupt, %s stale frames", f, c, st);
 	}
 	vf_out_obj_end(o);
 }

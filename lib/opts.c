@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "vf_app.h"
+#include "vf_capture.h"
 
 int vf_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
@@ -166,6 +167,17 @@ static int set_str(char *dst, size_t len, const char *arg, const char *what,
 static int o_stats_file(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { return set_str(app->stats_file, sizeof(app->stats_file), arg, "--stats-file", err, errlen); }
 
+static int o_prom_file(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ return set_str(app->prom_file, sizeof(app->prom_file), arg, "--prom-file", err, errlen); }
+
+static int o_capture(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	if (vf_capture_parse(arg, &app->capture_port, &app->capture_dirs, app->capture_file,
+			     sizeof(app->capture_file), err, errlen))
+		return -1;
+	return 0;
+}
+
 static int o_cmdline_file(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { return set_str(app->cmdline_file, sizeof(app->cmdline_file), arg, "--cmdline-file", err, errlen); }
 
@@ -318,9 +330,13 @@ const struct vf_opt vf_common_opts[] = {
 	  VF_COMP_NONE, NULL, o_mbufs },
 	{ "duration", 0, "SEC", "forward for SEC seconds, print the final stats and exit",
 	  VF_COMP_NONE, NULL, o_duration },
-	{ "stats-period", 0, "SEC", "print stats every SEC seconds", VF_COMP_NONE, NULL, o_stats_period },
+	{ "stats-period", 0, "SEC", "print stats every SEC seconds (text: one line per period)", VF_COMP_NONE, NULL, o_stats_period },
 	{ "json", 0, NULL, "stats as JSON objects, one per line, on stdout", VF_COMP_NONE, NULL, o_json },
 	{ "stats-file", 0, "PATH", "also append the stats lines to PATH", VF_COMP_FILE, NULL, o_stats_file },
+	{ "prom-file", 0, "PATH", "write the stats as Prometheus metrics to PATH every period (atomic rename)",
+	  VF_COMP_FILE, NULL, o_prom_file },
+	{ "capture", 0, "PORT[:rx|tx|both]:FILE", "write the packets PORT receives and sends to a pcapng FILE (default both)",
+	  VF_COMP_NONE, NULL, o_capture },
 	{ "interactive", 'i', NULL, "command prompt (forwarding starts with 'start', or -a)",
 	  VF_COMP_NONE, NULL, o_interactive },
 	{ "cmdline-file", 0, "FILE", "run the shell commands in FILE first", VF_COMP_FILE, NULL, o_cmdline_file },

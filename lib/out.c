@@ -271,3 +271,180 @@ int vf_out_flush(struct vf_out *o, FILE *f)
 	free(s);
 	return ret;
 }
+
+/* ---- tables ---- */
+
+void vf_out_fmt_count(char *buf, size_t len, uint64_t v)
+{
+	char d[24];
+	int n = snprintf(d, sizeof(d), "%" PRIu64, v);
+	size_t k = 0;
+
+	for (int i = 0; i < n && k + 1 < len; i++) {
+		if (i && (n - i) % 3 == 0 && k + 2 < len)
+			buf[k++] = ',';
+		buf[k++] = d[i];
+	}
+	if (len)
+		buf[k < len ? k : len - 1] = '\0';
+}
+
+void vf_out_fmt_si(char *buf, size_t len, double v, const char *unit)
+{
+	static const char *const pfx[] = { "", "k", "M", "G", "T", "P" };
+	unsigned int i = 0;
+
+	while (v >= 999.95 && i < 5) {
+		v /= 1000.0;
+		i++;
+	}
+	if (i == 0 && v == (double)(uint64_t)v)
+		snprintf(buf, len, "%.0f %s", v, unit);
+	else
+		snprintf(buf, len, "%.1f %s%s", v, pfx[i], unit);
+}
+
+void vf_out_fmt_pps(char *buf, size_t len, double pps)
+{
+	if (pps >= 999950.0)
+		snprintf(buf, len, "%.1f Mpps", pps / 1e6);
+	else if (pps >= 999.95)
+		snprintf(buf, len, "%.1f kpps", pps / 1e3);
+	else
+		snprintf(buf, len, "%.0f pps", pps);
+}
+
+void vf_out_cell(char *buf, size_t len, const struct vf_col *c, const void *row)
+{
+	const void *p = (const char *)row + c->off;
+
+	switch (c->kind) {
+	case VF_COL_U64:
+		vf_out_fmt_count(buf, len, *(const uint64_t *)p);
+		break;
+	case VF_COL_I64:
+		snprintf(buf, len, "%" PRId64, *(const int64_t *)p);
+		break;
+	case VF_COL_STR:
+		snprintf(buf, len, "%s", *(const char *const *)p ? *(const char *const *)p : "");
+		break;
+	case VF_COL_BYTES:
+		vf_out_fmt_si(buf, len, (double)*(const uint64_t *)p, "B");
+		break;
+	case VF_COL_PPS:
+		vf_out_fmt_pps(buf, len, *(const double *)p);
+		break;
+	case VF_COL_BPS:
+		snprintf(buf, len, "%.2f", *(const double *)p / 1e9);
+		break;
+	case VF_COL_RATIO:
+		snprintf(buf, len, "%.3f", *(const double *)p * 100.0);
+		break;
+	case VF_COL_US:
+		snprintf(buf, len, "%.2f", *(const double *)p);
+		break;
+	case VF_COL_DBL:
+		snprintf(buf, len, "%.3f", *(const double *)p);
+		break;
+	}
+}
+
+static size_t cat_cell(char *buf, size_t len, size_t n, const struct vf_col *c, const char *s,
+		       bool first)
+{
+	int w;
+
+	if (n >= len)
+		return n;
+	w = snprintf(buf + n, len - n, c->kind == VF_COL_STR ? "%s%-*s" : "%s%*s",
+		     first ? "" : " ", c->width, s);
+	return w > 0 ? n + (size_t)w : n;
+}
+
+void vf_out_table_head_text(char *buf, size_t len, const struct vf_table *t)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < t->n; i++)
+		n = cat_cell(buf, len, n, &t->cols[i], t->cols[i].head, i == 0);
+	while (n > 0 && n < len && buf[n - 1] == ' ')
+		buf[--n] = '\0';
+}
+
+void vf_out_table_row_text(char *buf, size_t len, const struct vf_table *t, const void *row)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < t->n; i++) {
+		char cell[64];
+
+		vf_out_cell(cell, sizeof(cell), &t->cols[i], row);
+		n = cat_cell(buf, len, n, &t->cols[i], cell, i == 0);
+	}
+	while (n > 0 && n < len && buf[n - 1] == ' ')
+		buf[--n] = '\0';
+}
+
+void vf_out_table_begin(struct vf_out *o, const char *key, const struct vf_table *t)
+{
+	char line[1024];
+
+	if (o->json) {
+		vf_out_arr_begin(o, key);
+		return;
+	}
+	vf_out_table_head_text(line, sizeof(line), t);
+	vf_out_title(o, "%s", line);
+}
+
+void vf_out_row_fields(struct vf_out *o, const struct vf_table *t, const void *row)
+{
+	char line[1024];
+
+	if (!o->json) {
+		vf_out_table_row_text(line, sizeof(line), t, row);
+		vf_out_title(o, "%s", line);
+		return;
+	}
+	for (unsigned int i = 0; i < t->n; i++) {
+		const struct vf_col *c = &t->cols[i];
+		const void *p = (const char *)row + c->off;
+
+		switch (c->kind) {
+		case VF_COL_U64:
+		case VF_COL_BYTES:
+			vf_out_u64(o, c->key, *(const uint64_t *)p);
+			break;
+		case VF_COL_I64:
+			vf_out_i64(o, c->key, *(const int64_t *)p);
+			break;
+		case VF_COL_STR:
+			vf_out_str(o, c->key, *(const char *const *)p);
+			break;
+		default:
+			vf_out_dbl(o, c->key, *(const double *)p);
+			break;
+		}
+	}
+}
+
+void vf_out_row_begin(struct vf_out *o, const struct vf_table *t, const void *row)
+{
+	if (o->json)
+		vf_out_obj_begin(o, NULL);
+	vf_out_row_fields(o, t, row);
+}
+
+void vf_out_row_end(struct vf_out *o)
+{
+	if (o->json)
+		vf_out_obj_end(o);
+}
+
+void vf_out_table_end(struct vf_out *o)
+{
+	if (o->json)
+		vf_out_arr_end(o);
+}

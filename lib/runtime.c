@@ -97,7 +97,7 @@ int vf_runtime_eal_argv(const struct vf_runtime_opts *o, bool hugepages,
 	}
 	if (!o->need_pci)
 		P("--no-pci");
-	P("--log-level=%s", o->verbose > 1 ? "debug" : o->verbose ? "info" : "warning");
+	P("--log-level=%s", o->verbose > 1 ? "debug" : o->verbose ? "info" : "error");
 	if (o->eal_args && *o->eal_args) {
 		extra = strdup(o->eal_args);
 		if (!extra)

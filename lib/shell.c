@@ -12,6 +12,7 @@
 #include "vf_app.h"
 #include "vf_fwd.h"
 #include "vf_log.h"
+#include "vf_prom.h"
 #include "vf_shell_priv.h"
 
 #define MAX_FAMILIES 16
@@ -281,7 +282,9 @@ int vf_shell_exec(struct vf_app *app, const char *line)
 		free(copy);
 		return -1;
 	}
+	vf_app_lock();		/* ports and streams stay put under a metrics render */
 	ret = c->fn(&ctx, argc - nw - (json ? 1 : 0), argv + nw);
+	vf_app_unlock();
 	vf__shell_output_lock();
 	if (ret == 0) {
 		char *s = vf_out_take(ctx.out);

@@ -15,6 +15,7 @@
 #include "vf_complete.h"
 #include "vf_fwd.h"
 #include "vf_port.h"
+#include "vf_prom.h"
 #include "vf_shell_priv.h"
 
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -246,6 +247,7 @@ int vf_shell_run(struct vf_app *app)
 		if (ret)
 			vf_cmd_error("cannot start forwarding: %s", strerror(-ret));
 	}
+	vf_prom_start(app);
 	if (app->stats_period > 0) {
 		stats_stop = false;
 		pthread_create(&stats_thread, NULL, stats_main, app);
@@ -256,7 +258,10 @@ int vf_shell_run(struct vf_app *app)
 		stats_stop = true;
 		pthread_join(stats_thread, NULL);
 	}
+	vf_app_lock();
 	vf_fwd_stop();
+	vf_app_unlock();
+	vf_prom_stop(app);
 	for (int i = 0; i < nb_cands; i++)
 		free(cands[i]);
 	nb_cands = 0;

@@ -70,6 +70,10 @@ struct vf_app {
 	bool json;
 	char stats_file[512];
 	FILE *stats_fp;
+	char prom_file[512];		/* --prom-file */
+	char capture_file[512];		/* --capture PORT[:DIR]:FILE */
+	uint16_t capture_port;
+	unsigned int capture_dirs;
 	char cmdline_file[512];
 	bool stop_on_error;
 	bool cmd_input;			/* commands from a piped stdin */

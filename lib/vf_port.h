@@ -13,6 +13,9 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include <rte_branch_prediction.h>
+
+#include "vf_capture.h"
 #include "vf_devargs.h"
 
 #define VF_MAX_PORTS   32
@@ -79,6 +82,9 @@ struct vf_port {
 	/* fast path: first cache line */
 	vf_rx_burst_t rx_burst;
 	vf_tx_burst_t tx_burst;
+	/* VF_CAP_RX | VF_CAP_TX while a capture runs (vf_capture.h): read
+	 * every burst, so next to the burst functions */
+	volatile uint8_t capture;
 	void *rxq[VF_MAX_QUEUES];
 	void *txq[VF_MAX_QUEUES];
 
@@ -132,16 +138,23 @@ void vf_port_xstats_reset(struct vf_port *port);
 uint16_t vf_port_rx_none(void *q, struct rte_mbuf **pkts, uint16_t n);
 uint16_t vf_port_tx_none(void *q, struct rte_mbuf **pkts, uint16_t n);
 
+/* A captured port copies what it receives or sends (vf_capture.h). */
 static inline uint16_t
 vf_port_rx(struct vf_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
 {
-	return p->rx_burst(p->rxq[q], pkts, n);
+	uint16_t nb = p->rx_burst(p->rxq[q], pkts, n);
+
+	if (unlikely(p->capture & VF_CAP_RX) && nb)
+		vf_capture_rx(p, pkts, nb);
+	return nb;
 }
 
 static inline uint16_t
 vf_port_tx(struct vf_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
 {
-	return p->tx_burst(p->txq[q], pkts, n);
+	if (likely(!(p->capture & VF_CAP_TX)))
+		return p->tx_burst(p->txq[q], pkts, n);
+	return vf_capture_tx(p, q, pkts, n);
 }
 
 #endif

@@ -4,6 +4,7 @@
 #define VF_STATS_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "vf_fwd.h"
 #include "vf_out.h"
@@ -22,11 +23,34 @@ struct vf_stat_desc {
 extern const struct vf_stat_desc vf_port_stat_descs[];
 extern const unsigned int vf_port_stat_count;
 
+/* One row of the port table, and the table (JSON keys as above). */
+struct vf_port_row {
+	uint64_t id;
+	const char *name, *driver, *link;
+	struct vf_port_stats st;
+	struct vf_rates r;
+};
+extern const struct vf_table vf_port_table;
+
+/* One row of the stream table. */
+struct vf_stream_row {
+	uint64_t id, rx_port, rx_queue, tx_port, tx_queue, lcore, rx, tx, dropped;
+};
+extern const struct vf_table vf_stream_table;
+/* Stream id, then the impair counters in struct order. */
+const struct vf_table *vf_impair_table(void);
+
 /* Rates between two snapshots dt seconds apart; bps = bytes * 8 / dt. */
 void vf_stats_rates(const struct vf_port_stats *prev, const struct vf_port_stats *cur,
 		    double dt, struct vf_rates *r);
 
-/* One port as an object: id, name, driver, link, counters, rates. */
+void vf_stats_port_row(struct vf_port *p, const struct vf_port_stats *st,
+		       const struct vf_rates *r, struct vf_port_row *row);
+/* The "ports" array (JSON) or the heading of the port table (text). */
+void vf_stats_port_table_begin(struct vf_out *o);
+void vf_stats_port_table_end(struct vf_out *o);
+/* One port as an object / a table row: id, name, driver, link, counters,
+ * rates. */
 void vf_stats_port(struct vf_out *o, struct vf_port *p, const struct vf_port_stats *st,
 		   const struct vf_rates *r);
 /* One stream as an object: ports, queues, lcore, rx, tx, dropped and the
@@ -34,6 +58,12 @@ void vf_stats_port(struct vf_out *o, struct vf_port *p, const struct vf_port_sta
 void vf_stats_stream(struct vf_out *o, const struct vf_stream *fs);
 /* The "impair" object of a stream that runs (or ran) the impair mode. */
 void vf_stats_stream_impair(struct vf_out *o, const struct vf_stream *fs);
+void vf_stats_stream_row(const struct vf_stream *fs, struct vf_stream_row *r);
+/* Every stream: the "streams" array and the totals object under total_key
+ * (JSON), or the stream table, burst sizes, impair table and a "total:"
+ * line (text).  The totals go to *rx, *tx, *dropped (each may be NULL). */
+void vf_stats_streams(struct vf_out *o, const char *total_key, uint64_t *rx, uint64_t *tx,
+		      uint64_t *dropped);
 /* Stream counters minus the last "clear fwd stats". */
 void vf_stats_stream_counts(const struct vf_stream *fs, uint64_t *rx, uint64_t *tx,
 			    uint64_t *dropped);

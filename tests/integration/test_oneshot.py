@@ -82,7 +82,7 @@ check(port(s, 0)["opackets"] == 10 + 32 and port(s, 1)["opackets"] == 42, f"--tx
 r = run([vfwd, "--port", "null", "--port", "null", "--fwd", "io", "--tx-first", "--duration", "0.3", "--json"])
 check(r.returncode == 0, "io --tx-first")
 r = run([vfwd, "--port", "null", "--fwd", "mac", "--eth-peer", "0,02:11:22:33:44:55", "--duration", "0.2"])
-check(r.returncode == 0 and "ipackets" in r.stdout and "{" not in r.stdout, "text mode output")
+check(r.returncode == 0 and "rx-pkts" in r.stdout and "{" not in r.stdout, "text mode output")
 
 # rate limiter: paced generation is far below the unpaced rate (figures in bench/)
 r = run([nullgen, "--port", "null,no-rx=1", "--fwd", "txonly", "--rate", "1000", "--duration", "1", "--json"])

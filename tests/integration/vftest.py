@@ -179,11 +179,11 @@ class Sh:
         return self.json("show port info 0")["ports"][0]["link"] == "up"
 
     def stop_fwd(self):
-        """stop prints the forward statistics (text): read through them."""
+        """stop prints the forward statistics (text): read through them
+        (the stream table ends with the line "total: rx N, tx N, dropped N")."""
         self.cmd("stop")
-        for marker in ("total:", "dropped"):
-            while marker not in self.p.stdout.readline():
-                pass
+        while not self.p.stdout.readline().startswith("total:"):
+            pass
 
     def quit(self):
         self.cmd("quit")
