@@ -14,14 +14,17 @@ Environment (read by configure()):
   ROUNDS    rounds (default 5)
   DURATION  seconds between the two rate samples (default 5)
   LINKWAIT  seconds from the front-end's start to tx_first (default 3)
-  WARMUP    seconds from tx_first to the first rate sample (default 2)
+  WARMUP    seconds from the loop's start (the front-end's rx counter moves)
+            to the first rate sample (default 2)
+  STARTWAIT seconds after tx_first for the loop to start, else the round's
+            figure is 0 (a failed run, left out of the median; default 20)
   VF_BUILD  build folder (default build); the probe is built into
             VF_BUILD/bench/limit_probe
   VF_BENCH_JSON  also write every round's figure to this file (JSON)
   VF_BENCH_LOG   keep each process's output in this folder (one file a
                  process; otherwise the servers' output is discarded)
 """
-import glob, json, os, re, shutil, signal, statistics, subprocess, sys, time
+import glob, json, os, re, shutil, signal, statistics, subprocess, sys, threading, time
 
 BURST = 32
 RUNDIR = "/var/run/dpdk" if os.geteuid() == 0 else \
@@ -47,6 +50,7 @@ def configure():
     c.dur = float(os.environ.get("DURATION", "5"))
     c.linkwait = float(os.environ.get("LINKWAIT", "3"))
     c.warmup = float(os.environ.get("WARMUP", "2"))
+    c.startwait = float(os.environ.get("STARTWAIT", "20"))
     c.json = os.environ.get("VF_BENCH_JSON")
     if c.rounds < 1 or c.dur <= 0:
         sys.exit("ROUNDS >= 1 and DURATION > 0")
@@ -119,11 +123,26 @@ def quiet(cmd, prefix=None, ours=False):
     return start(cmd, prefix, ours, stdin=subprocess.DEVNULL, stdout=f, stderr=f)
 
 
+def _rx_count(line, ours):
+    if ours:
+        if line.startswith("{") and '"ipackets"' in line:
+            try:
+                return json.loads(line)["ports"][0]["ipackets"]
+            except (ValueError, KeyError, IndexError):
+                return None
+        return None
+    m = re.search(r"RX-packets:\s+(\d+)", line)
+    return int(m.group(1)) if m else None
+
+
 def shell_rate(cfg, cmd, ours, bursts, prefix=None):
     """Runs a front-end (client) whose shell reads commands from stdin: waits
-    LINKWAIT, sends `start tx_first BURSTS`, samples the port stats WARMUP
-    and WARMUP+DURATION seconds later; returns port 0's rx Mpps between the
-    two samples (0 if it did not run)."""
+    LINKWAIT, sends `start tx_first BURSTS`, then asks for the port stats
+    until the rx counter moves (the loop runs: a back-end that maps the
+    memory slowly starts late, and a window before that would measure
+    nothing), samples the rx counter WARMUP and WARMUP+DURATION seconds
+    after that and returns port 0's rx Mpps between the two samples (0 if
+    the loop did not run within STARTWAIT seconds)."""
     show = "show port stats 0 json" if ours else "show port stats 0"
     if not ours:
         cmd = ["stdbuf", "-oL", *cmd]
@@ -132,39 +151,74 @@ def shell_rate(cfg, cmd, ours, bursts, prefix=None):
         err.write(" ".join(cmd) + "\n")
         err.flush()
     p = start(cmd, prefix, ours, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-              stderr=err, text=True)
-    script = [(cfg.linkwait, ""), (0, f"start tx_first {bursts}"), (cfg.warmup, show),
-              (cfg.dur, show), (0.5, "stop"), (0, "quit")]
+              stderr=err, text=True, bufsize=1)
+    lines = []	# (arrival time, line), appended by the reader thread
+
+    def reader():
+        try:
+            for ln in p.stdout:
+                lines.append((time.monotonic(), ln))
+        except (OSError, ValueError):
+            pass
+    th = threading.Thread(target=reader, daemon=True)
+    th.start()
+
+    def send(line):
+        p.stdin.write(line + "\n")
+        p.stdin.flush()
+
+    def sample():
+        """(time, rx packets) from a fresh `show port stats`, or None."""
+        i = len(lines)
+        send(show)
+        end = time.monotonic() + 5
+        while time.monotonic() < end and p.poll() is None:
+            for t, ln in lines[i:]:
+                c = _rx_count(ln, ours)
+                if c is not None:
+                    return t, c
+            time.sleep(0.01)
+        return None
+
+    rate = 0.0
     try:
-        for w, line in script:
-            time.sleep(w)
-            if line:
-                p.stdin.write(line + "\n")
-                p.stdin.flush()
-    except (BrokenPipeError, ValueError):	# it exited (refused the devargs, lost the peer)
+        time.sleep(cfg.linkwait)
+        send(f"start tx_first {bursts}")
+        end = time.monotonic() + cfg.startwait
+        prev = None
+        running = False
+        while time.monotonic() < end and p.poll() is None:
+            time.sleep(0.25)
+            s = sample()
+            if s is None:
+                break
+            if prev is not None and s[1] > prev[1]:
+                running = True
+                break
+            prev = s
+        if running:
+            time.sleep(cfg.warmup)
+            s1 = sample()
+            time.sleep(cfg.dur)
+            s2 = sample()
+            if s1 and s2 and s2[0] > s1[0]:
+                rate = (s2[1] - s1[1]) / (s2[0] - s1[0]) / 1e6
+        send("stop")
+        time.sleep(0.2)
+        send("quit")
+        p.stdin.close()
+    except (BrokenPipeError, ValueError, OSError):	# it exited (refused the devargs, lost the peer)
         pass
     try:
-        out = p.communicate(timeout=60)[0]
-    except (BrokenPipeError, ValueError):
-        out = p.stdout.read()
+        p.wait(timeout=30)
     except subprocess.TimeoutExpired:
-        stop(p, signal.SIGKILL)
-        out = ""
+        pass
     stop(p)
+    th.join(timeout=5)
     if err is not subprocess.DEVNULL:
-        err.write(out)
+        err.write("".join(ln for _, ln in lines))
         err.close()
-    if ours:
-        v = []
-        for ln in out.splitlines():
-            if ln.startswith("{") and '"rx_pps"' in ln:
-                try:
-                    v.append(json.loads(ln)["ports"][0]["rx_pps"])
-                except (ValueError, KeyError, IndexError):
-                    pass
-    else:
-        v = [float(x) for x in re.findall(r"Rx-pps:\s+(\d+)", out)]
-    return v[-1] / 1e6 if len(v) >= 2 else 0.0
+    return rate
 
 
 def probe(cfg, inflight):
@@ -220,23 +274,37 @@ def run(cfg, title, groups, pairs, ref, one, labels=None):
                        for (g, i, p), v in res.items()], f, indent=1)
 
 
+def _stat(v):
+    """median, min, max of the runs that ran (a 0 is a failed run), and the
+    count of failed runs."""
+    ok = [x for x in v if x > 0]
+    if not ok:
+        return 0.0, 0.0, 0.0, len(v)
+    return statistics.median(ok), min(ok), max(ok), len(v) - len(ok)
+
+
 def report(cfg, groups, pairs, ref, res, labels):
     w = max([len(labels[p]) for p in pairs] + [len("limit probe")])
+    rw = max(8, len(labels[ref]) + 1)
     print(f"{'ring':<10} {'inflight':>8}  {'pairing':<{w}} {'Mpps':>8} {'[min-max]':>17} "
-          f"{'/' + labels[ref]:>{max(8, len(labels[ref]) + 1)}} {'/limit':>7}")
+          f"{'/' + labels[ref]:>{rw}} {'/limit':>7}")
+    failed = 0
     for g in groups:
         for inf in cfg.inflight:
-            lim = statistics.median(res[(None, inf, "limit")])
-            refm = statistics.median(res[(g, inf, ref)])
-            for p in pairs:
-                v = res[(g, inf, p)]
-                m = statistics.median(v)
-                rr = f"{m / refm:.2f}" if refm else "n/a"
-                fl = f"{m / lim:.2f}" if lim else "n/a"
-                rng = f"[{min(v):.3f}-{max(v):.3f}]"
-                print(f"{g:<10} {inf:>8}  {labels[p]:<{w}} {m:>8.3f} {rng:>17} "
-                      f"{rr:>{max(8, len(labels[ref]) + 1)}} {fl:>7}")
-            v = res[(None, inf, "limit")]
-            rng = f"[{min(v):.3f}-{max(v):.3f}]"
-            print(f"{g:<10} {inf:>8}  {'limit probe':<{w}} {lim:>8.3f} {rng:>17} "
-                  f"{'':>{max(8, len(labels[ref]) + 1)}} {1:>7.2f}", flush=True)
+            lim = _stat(res[(None, inf, "limit")])[0]
+            refm = _stat(res[(g, inf, ref)])[0]
+            for p in pairs + ["limit"]:
+                m, lo, hi, nf = _stat(res[(None if p == "limit" else g, inf, p)])
+                if p != "limit":
+                    failed += nf
+                rr = "" if p == "limit" else f"{m / refm:.2f}" if refm and m else "n/a"
+                fl = f"{m / lim:.2f}" if lim and m else "n/a"
+                rng = f"[{lo:.3f}-{hi:.3f}]"
+                name = "limit probe" if p == "limit" else labels[p]
+                note = f"  ({nf} of {len(res[(None if p == 'limit' else g, inf, p)])} runs failed)" \
+                    if nf else ""
+                print(f"{g:<10} {inf:>8}  {name:<{w}} {m:>8.3f} {rng:>17} {rr:>{rw}} {fl:>7}{note}",
+                      flush=True)
+    if failed:
+        print(f"# {failed} runs failed (the loop did not start): left out of the medians; "
+              f"VF_BENCH_LOG=DIR keeps the processes' output")
