@@ -78,7 +78,7 @@ def client(kind, sock, bursts, tag):
     if kind.startswith("ours"):
         zc = ["--zero-copy"] if kind.endswith("-zc") else []
         return lb.shell_rate(cfg, [MEMIFCTL, *C_CORES, "--role", "client", "--socket", sock,
-                                   "--reconnect-ms", "0", "--burst", "32", "--fwd", "mac", *zc],
+                                   "--reconnect-ms", "250", "--burst", "32", "--fwd", "mac", *zc],
                              True, bursts)
     pre = "bmc" + tag
     return lb.shell_rate(cfg, ["dpdk-testpmd", *C_CORES, *EAL, "--file-prefix", pre,
@@ -94,6 +94,7 @@ def one(group, pair, bursts, tag):
     end = time.time() + 30
     while not listening(sock) and time.time() < end and srv.poll() is None:
         time.sleep(0.05)
+    time.sleep(0.5)	# bound is not ready: a DPDK server registers its interface after
     return client(c_kind, sock, bursts, tag)
 
 
