@@ -26,7 +26,7 @@
 # /tmp/vf-poll.lock (flock) for the whole run, unless VF_POLL_LOCKED is set
 # (the caller holds it).
 #
-#   bench/memif.sh
+#   bench/memif.sh [SECONDS [ROUNDS]]   (the old positional form: DURATION, ROUNDS)
 #   env: INFLIGHT (32,256), ROUNDS (5), DURATION (s, 5), LINKWAIT (s, 3),
 #        WARMUP (s, 2), VF_BUILD (build), VF_BENCH_JSON (file for every
 #        round's figure)
@@ -36,6 +36,8 @@ cd "$(dirname "$0")/.."
 if [ -z "${VF_POLL_LOCKED:-}" ]; then
     VF_POLL_LOCKED=1 exec flock /tmp/vf-poll.lock "$0" "$@"
 fi
+[ $# -ge 1 ] && export DURATION="$1"
+[ $# -ge 2 ] && export ROUNDS="$2"
 BUILD=${VF_BUILD:-build}
 export MEMIFCTL="$BUILD/cmd/memifctl/memifctl"
 [ -x "$MEMIFCTL" ] || { echo "not built: $MEMIFCTL" >&2; exit 1; }
