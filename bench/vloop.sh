@@ -37,6 +37,23 @@
 #        WARMUP (s, 2), VF_BUILD (build), VF_BENCH_JSON (file for every
 #        round's figure)
 # A full run (4 rings, 2 regimes, 5 rounds, 5 s) takes about 35 minutes.
+#
+# Smoke run on the 2-core build machine while other sessions built and
+# tested on it (so no few-percent difference is resolved here), split-io,
+# ROUNDS=3 DURATION=2 LINKWAIT=2 WARMUP=1, Mpps median [min-max], ratio to
+# dpdk<->dpdk, fraction of the probe:
+#   32 in flight:  dpdk<->dpdk 4.348 [4.061-4.842]; dpdk<->ours 5.027
+#     [4.716-5.926] 1.16; ours<->dpdk 5.004 [4.776-5.154] 1.15; ours<->ours
+#     6.983 [5.908-7.397] 1.61 (0.34 of the probe); probe 20.303
+#     [19.845-20.973]
+#   256 in flight: dpdk<->dpdk 7.065 [6.667-7.496]; dpdk<->ours 9.393
+#     [8.757-10.808] 1.33; ours<->dpdk 7.530 [6.880-8.682] 1.07; ours<->ours
+#     12.598 [12.268-14.300] 1.78 (0.19); probe 65.891 [61.845-69.400]
+#   187 s; nothing left in /var/run/dpdk.  The DPDK net_vhost back-end
+#   maps the front-end's memory slowly on a loaded machine (its vhost-events
+#   thread ran for seconds), so the window now starts once the front-end's
+#   rx counter moves instead of at a fixed time; before that change
+#   dpdk<->dpdk measured 0 to 0.9 Mpps here.
 set -eu
 cd "$(dirname "$0")/.."
 if [ -z "${VF_POLL_LOCKED:-}" ]; then
