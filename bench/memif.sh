@@ -1,99 +1,119 @@
 #!/bin/sh
-# 64-byte mac-forward loop over memif, one forwarding core per side, in one
-# run:  DPDK net_memif <-> DPDK net_memif (two testpmd), memifctl <-> DPDK
-# (memifctl server, testpmd client), memifctl <-> memifctl, and with our
-# client in zero-copy mode against a DPDK server and against memifctl.  One burst of
-# 32 packets is injected by the client (tx_first) and bounces between the
-# two mac forwarders; the rate is the client port's rx packets per second,
-# averaged over the stats periods after the first.  Prints Mpps and the
-# ratio of each pair to DPDK's pair.
-#   bench/memif.sh [SECONDS [RUNS]]   (default 6 s, 3 runs; needs ./build)
-set -e
+# The 64-byte mac-forward loop over memif, one forwarding core per side,
+# every pairing in one run (server <-> client):
+#   dpdk<->dpdk     DPDK net_memif <-> DPDK net_memif (two testpmd; reference)
+#   ours<->dpdk     memifctl       <-> DPDK net_memif
+#   dpdk<->ours     DPDK net_memif <-> memifctl (copy)
+#   ours<->ours     memifctl       <-> memifctl (copy)
+#   dpdk<->ours-zc  DPDK net_memif <-> memifctl --zero-copy
+#   ours<->ours-zc  memifctl       <-> memifctl --zero-copy
+# for each number of packets in flight asked (INFLIGHT, default 32,256: the
+# client's shell sends `start tx_first N/32`, N/32 bursts of 32, LINKWAIT
+# seconds after it starts; both sides then mac-forward them back and
+# forth).  The server forwards on lcore 1 (main lcore 0), the client on
+# lcore 0 (main lcore 1).  The rate is the client port's rx packets per
+# second between two `show port stats` DURATION seconds apart, the first
+# WARMUP seconds after the start.  Rings: both sides' defaults (1024
+# slots, 2048-byte buffers).
+#
+# Each round runs, per regime, the limit probe (bench/limit_probe.c) and
+# then every pairing once, the order rotated from round to round, so that a
+# change in machine load hits all alike.  Printed per regime: the median of
+# the rounds with the min-max range, the ratio of the medians to
+# dpdk<->dpdk and the fraction of the probe's median.  Every testpmd gets its
+# own --file-prefix, and its /var/run/dpdk/PREFIX is removed after it, also
+# on failure or interrupt.  The busy-polling processes take
+# /tmp/vf-poll.lock (flock) for the whole run, unless VF_POLL_LOCKED is set
+# (the caller holds it).
+#
+#   bench/memif.sh [SECONDS [ROUNDS]]   (the old positional form: DURATION, ROUNDS)
+#   env: INFLIGHT (32,256), ROUNDS (5), DURATION (s, 5), LINKWAIT (s, 3),
+#        WARMUP (s, 2), VF_BUILD (build), VF_BENCH_JSON (file for every
+#        round's figure)
+# A full run (2 regimes, 5 rounds, 5 s) takes about 11 minutes.
+#
+# Smoke runs on the 2-core build machine while other sessions built and
+# tested on it (a round of the first was hit by outside load: see the
+# ranges), ROUNDS=3 DURATION=2 LINKWAIT=2 WARMUP=1, one run per regime,
+# Mpps median [min-max], ratio to dpdk<->dpdk:
+#   32 in flight:  dpdk<->dpdk 4.660 [4.148-4.857]; ours<->dpdk 4.532
+#     [1.001-5.379] 0.97; dpdk<->ours 5.340 [1.167-8.496] 1.15; ours<->ours
+#     3.824 [1.311-7.561] 0.82; dpdk<->ours-zc 5.160 [1.158-5.347] 1.11;
+#     ours<->ours-zc 1.506 [1.423-5.866] 0.32; probe 20.399 [5.483-59.651]
+#   256 in flight: dpdk<->dpdk 10.233 [9.963-13.213]; ours<->dpdk 11.136
+#     [9.158-11.529] 1.09; dpdk<->ours 8.868 [7.266-13.103] 0.87;
+#     ours<->ours 12.461 [4.520-12.564] 1.22; dpdk<->ours-zc 11.291
+#     [4.191-12.136] 1.10; ours<->ours-zc 13.133 [10.218-15.834] 1.28;
+#     probe 62.825 [61.603-69.173]
+#   about 130 s each; nothing left in /var/run/dpdk.
+set -eu
 cd "$(dirname "$0")/.."
-D=${1:-6}
-R=${2:-3}
-MEMIFCTL=./build/cmd/memifctl/memifctl
-SOCK="vfbench-$$"
-TP="dpdk-testpmd --no-huge -m 512 --no-pci --log-level=*:warning"
-# side A (server): main lcore 0, forwarding lcore 1; side B (client): the reverse
-A="-l 0-1 --main-lcore 0"
-B="-l 0-1 --main-lcore 1"
+if [ -z "${VF_POLL_LOCKED:-}" ]; then
+    VF_POLL_LOCKED=1 exec flock /tmp/vf-poll.lock "$0" "$@"
+fi
+[ $# -ge 1 ] && export DURATION="$1"
+[ $# -ge 2 ] && export ROUNDS="$2"
+BUILD=${VF_BUILD:-build}
+export MEMIFCTL="$BUILD/cmd/memifctl/memifctl"
+[ -x "$MEMIFCTL" ] || { echo "not built: $MEMIFCTL" >&2; exit 1; }
+command -v dpdk-testpmd >/dev/null || { echo "dpdk-testpmd missing" >&2; exit 1; }
 
-avg_testpmd() {	# stdin: testpmd output; average Rx-pps of the periods after the first
-    python3 -c '
-import re,sys
-v=[int(x) for x in re.findall(r"Rx-pps:\s+(\d+)", sys.stdin.read())]
-v=[x for x in v if x > 0][1:]
-print("%.3f" % (sum(v)/len(v)/1e6 if v else 0))'
-}
-avg_ours() {	# stdin: JSON lines; average rx_pps of the periods after the first
-    python3 -c '
-import json,sys
-v=[]
-for ln in sys.stdin:
-    try: s=json.loads(ln)
-    except ValueError: continue
-    if not s.get("final") and s["ports"][0]["rx_pps"] > 0: v.append(s["ports"][0]["rx_pps"])
-v=v[1:]
-print("%.3f" % (sum(v)/len(v)/1e6 if v else 0))'
-}
+PYTHONPATH="$(pwd)/bench${PYTHONPATH:+:$PYTHONPATH}" exec python3 - <<'PY'
+import os, time
+import loopbench as lb
 
-server_dpdk() {
-    timeout -s INT "$((D + 12))" $TP $A --file-prefix "bms$$" \
-        --vdev "net_memif0,role=server,socket=$SOCK" -- --total-num-mbufs=8192 \
-        --forward-mode=mac --stats-period 1 >/dev/null 2>&1 </dev/null &
-    SPID=$!
-}
-server_ours() {
-    timeout -s INT "$((D + 12))" $MEMIFCTL $A --role server --socket "$SOCK" \
-        --duration "$((D + 10))" >/dev/null 2>&1 </dev/null &
-    SPID=$!
-}
-client_dpdk() {
-    timeout -s INT "$((D + 4))" $TP $B --file-prefix "bmc$$" \
-        --vdev "net_memif0,role=client,socket=$SOCK" -- --total-num-mbufs=8192 \
-        --forward-mode=mac --tx-first --stats-period 1 2>/dev/null </dev/null | avg_testpmd
-}
-client_ours() {	# $ZC: --zero-copy or empty
-    $MEMIFCTL $B --role client --socket "$SOCK" --reconnect-ms 0 --tx-first --burst 32 $ZC \
-        --duration "$D" --stats-period 1 --json 2>/dev/null </dev/null | avg_ours
-}
-client_ours_zc() { ZC=--zero-copy client_ours; }
+cfg = lb.configure()
+MEMIFCTL = os.environ["MEMIFCTL"]
+EAL = ["--no-huge", "-m", "512", "--no-pci", "--log-level=*:error"]
+S_CORES = ["-l", "0-1", "--main-lcore", "0"]	# forwards on lcore 1
+C_CORES = ["-l", "0-1", "--main-lcore", "1"]	# forwards on lcore 0
+PAIRS = ["dpdk<->dpdk", "ours<->dpdk", "dpdk<->ours", "ours<->ours",
+         "dpdk<->ours-zc", "ours<->ours-zc"]
 
-run_pair() {	# $1 server, $2 client
-    $1
-    sleep 2	# the server listens (DPDK's client connects only once)
-    r=$($2)
-    kill -INT "$SPID" 2>/dev/null || true	# the server's timeout wrapper passes it on
-    wait
-    echo "$r"
-}
 
-# R runs of each pair, interleaved so that load drifts hit all alike; the
-# median and the range are printed (the range is the resolution).
-pairs="server_dpdk:client_dpdk server_ours:client_dpdk server_ours:client_ours server_dpdk:client_ours_zc server_ours:client_ours_zc"
-: >/tmp/vfbench.$$
-for r in $(seq "$R"); do
-    for p in $pairs; do
-        echo "$p $(run_pair "${p%%:*}" "${p##*:}")" >>/tmp/vfbench.$$
-    done
-done
-med() { python3 - "$1" /tmp/vfbench.$$ <<'PY'
-import statistics, sys
-v = [float(l.split()[1]) for l in open(sys.argv[2]) if l.split()[0] == sys.argv[1]]
-print("%.3f %.3f-%.3f" % (statistics.median(v), min(v), max(v)))
+def listening(name):
+    """Whether the abstract unix socket @name is bound."""
+    try:
+        with open("/proc/net/unix") as f:
+            return any(ln.split()[-1] == "@" + name for ln in f if len(ln.split()) >= 8)
+    except OSError:
+        return False
+
+
+def server(kind, sock, tag):
+    if kind == "ours":
+        return lb.quiet([MEMIFCTL, *S_CORES, "--role", "server", "--socket", sock,
+                         "--fwd", "mac"], ours=True)
+    pre = "bms" + tag
+    return lb.quiet(["dpdk-testpmd", *S_CORES, *EAL, "--file-prefix", pre,
+                     "--vdev", f"net_memif0,role=server,socket={sock}", "--",
+                     "--total-num-mbufs=8192", "--forward-mode=mac", "--stats-period", "100"],
+                    prefix=pre)
+
+
+def client(kind, sock, bursts, tag):
+    if kind.startswith("ours"):
+        zc = ["--zero-copy"] if kind.endswith("-zc") else []
+        return lb.shell_rate(cfg, [MEMIFCTL, *C_CORES, "--role", "client", "--socket", sock,
+                                   "--reconnect-ms", "250", "--burst", "32", "--fwd", "mac", *zc],
+                             True, bursts)
+    pre = "bmc" + tag
+    return lb.shell_rate(cfg, ["dpdk-testpmd", *C_CORES, *EAL, "--file-prefix", pre,
+                               "--vdev", f"net_memif0,role=client,socket={sock}", "--", "-i",
+                               "--total-num-mbufs=8192", "--forward-mode=mac"],
+                         False, bursts, prefix=pre)
+
+
+def one(group, pair, bursts, tag):
+    s_kind, c_kind = pair.split("<->")
+    sock = "vfbench-" + tag	# abstract (both sides' default)
+    srv = server(s_kind, sock, tag)
+    end = time.time() + 30
+    while not listening(sock) and time.time() < end and srv.poll() is None:
+        time.sleep(0.05)
+    time.sleep(0.5)	# bound is not ready: a DPDK server registers its interface after
+    return client(c_kind, sock, bursts, tag)
+
+
+lb.run(cfg, "memif 64 B mac loop (server<->client)", ["memif"], PAIRS, "dpdk<->dpdk", one)
 PY
-}
-set -- $(med server_dpdk:client_dpdk); dd=$1; ddr=$2
-set -- $(med server_ours:client_dpdk); od=$1; odr=$2
-set -- $(med server_ours:client_ours); oo=$1; oor=$2
-set -- $(med server_dpdk:client_ours_zc); zd=$1; zdr=$2
-set -- $(med server_ours:client_ours_zc); zo=$1; zor=$2
-rm -f /tmp/vfbench.$$
-ratio() { python3 -c "print('%.2f' % ($1/$2) if $2 else 'n/a')"; }
-printf "%-36s %8s %7s  %s\n" "pair (server <-> client)" Mpps ratio "range over $R runs"
-printf "%-36s %8s %7s  %s\n" "DPDK net_memif <-> DPDK net_memif" "$dd" 1.00 "$ddr"
-printf "%-36s %8s %7s  %s\n" "memifctl <-> DPDK net_memif" "$od" "$(ratio "$od" "$dd")" "$odr"
-printf "%-36s %8s %7s  %s\n" "memifctl <-> memifctl" "$oo" "$(ratio "$oo" "$dd")" "$oor"
-printf "%-36s %8s %7s  %s\n" "DPDK <-> memifctl zero-copy" "$zd" "$(ratio "$zd" "$dd")" "$zdr"
-printf "%-36s %8s %7s  %s\n" "memifctl <-> memifctl zero-copy" "$zo" "$(ratio "$zo" "$dd")" "$zor"

@@ -6,134 +6,116 @@
 #   ours<->dpdk  vfwd virtio_user         <-> dpdk-testpmd net_vhost
 #   ours<->ours  vfwd virtio_user         <-> vhostd
 # for each ring kind asked (split, split in-order, packed, packed in-order;
-# mrg_rxbuf at its default, 1, on both front-ends).  One forwarding core per
-# side: the back-end forwards on lcore 0, the front-end on lcore 1 (each
-# process's main thread sleeps on the other core).  Three seconds after the
-# front-end starts (the link is up), its shell sends one burst of 32 packets
-# (start tx_first); both sides mac-forward them back and forth, and the rate
-# is the front-end's rx packets per second between two `show port stats`
-# DURATION seconds apart, the first two seconds after the start.  Rounds interleave the pairings, so a change
-# in machine load hits all alike; the best round of each is printed (on a
-# shared machine the best is the least disturbed), with the ratio to
-# dpdk<->dpdk.
+# mrg_rxbuf at its default, 1, on both front-ends) and each number of
+# packets in flight asked (INFLIGHT, default 32,256: the front-end's shell
+# sends `start tx_first N/32`, N/32 bursts of 32, LINKWAIT seconds after it
+# starts, once the link is up; both sides then mac-forward them back and
+# forth).  One forwarding core per side: the back-end forwards on lcore 0,
+# the front-end on lcore 1 (each process's main thread sleeps on the other
+# core).  The rate is the front-end's rx packets per second between two
+# `show port stats` DURATION seconds apart, the first WARMUP seconds after
+# the start.
+#
+# Each round runs, per regime, the limit probe (bench/limit_probe.c: two
+# pinned threads passing the same number of 64-byte packets through SPSC
+# rings of inline slots) and then every ring kind and every pairing once, the
+# order of the pairings rotated from round to round, so that a change in
+# machine load hits all alike.  Printed per ring kind and regime: the median
+# of the rounds with the min-max range (the range is the resolution: on a
+# shared machine a single lucky round is no figure), the ratio of the
+# medians to dpdk<->dpdk, and the fraction of the probe's median.
+#
+# Every testpmd gets its own --file-prefix, and its /var/run/dpdk/PREFIX is
+# removed after it, also on failure or interrupt (as are the runtime
+# folders of our tools if one had to be killed).  The busy-polling
+# processes take /tmp/vf-poll.lock (flock) for the whole run, unless
+# VF_POLL_LOCKED is set (the caller holds it).
 #
 #   bench/vloop.sh [RINGS]     RINGS: comma list of split, split-io, packed,
 #                              packed-io (default: all four)
-#   env: DURATION (s, default 5), ROUNDS (default 3), VF_BUILD (default build)
+#   env: INFLIGHT (32,256), ROUNDS (5), DURATION (s, 5), LINKWAIT (s, 3),
+#        WARMUP (s, 2), VF_BUILD (build), VF_BENCH_JSON (file for every
+#        round's figure)
+# A full run (4 rings, 2 regimes, 5 rounds, 5 s) takes about 35 minutes.
+#
+# Smoke run on the 2-core build machine while other sessions built and
+# tested on it (so no few-percent difference is resolved here), split-io,
+# ROUNDS=3 DURATION=2 LINKWAIT=2 WARMUP=1, Mpps median [min-max], ratio to
+# dpdk<->dpdk, fraction of the probe:
+#   32 in flight:  dpdk<->dpdk 4.348 [4.061-4.842]; dpdk<->ours 5.027
+#     [4.716-5.926] 1.16; ours<->dpdk 5.004 [4.776-5.154] 1.15; ours<->ours
+#     6.983 [5.908-7.397] 1.61 (0.34 of the probe); probe 20.303
+#     [19.845-20.973]
+#   256 in flight: dpdk<->dpdk 7.065 [6.667-7.496]; dpdk<->ours 9.393
+#     [8.757-10.808] 1.33; ours<->dpdk 7.530 [6.880-8.682] 1.07; ours<->ours
+#     12.598 [12.268-14.300] 1.78 (0.19); probe 65.891 [61.845-69.400]
+#   187 s; nothing left in /var/run/dpdk.  The DPDK net_vhost back-end
+#   maps the front-end's memory slowly on a loaded machine (its vhost-events
+#   thread ran for seconds), so the window now starts once the front-end's
+#   rx counter moves instead of at a fixed time; before that change
+#   dpdk<->dpdk measured 0 to 0.9 Mpps here.
 set -eu
 cd "$(dirname "$0")/.."
+if [ -z "${VF_POLL_LOCKED:-}" ]; then
+    VF_POLL_LOCKED=1 exec flock /tmp/vf-poll.lock "$0" "$@"
+fi
 BUILD=${VF_BUILD:-build}
 export VFWD="$BUILD/cmd/vfwd/vfwd" VHOSTD="$BUILD/cmd/vhostd/vhostd"
 [ -x "$VFWD" ] && [ -x "$VHOSTD" ] || { echo "not built in $BUILD" >&2; exit 1; }
 command -v dpdk-testpmd >/dev/null || { echo "dpdk-testpmd missing" >&2; exit 1; }
 export RINGS="${1:-split,split-io,packed,packed-io}"
-export DURATION="${DURATION:-5}" ROUNDS="${ROUNDS:-3}"
 
-exec python3 - <<'EOF'
-import json, os, re, shutil, signal, subprocess, tempfile, time
+PYTHONPATH="$(pwd)/bench${PYTHONPATH:+:$PYTHONPATH}" exec python3 - <<'PY'
+import os, shutil, tempfile, time
+import loopbench as lb
 
+cfg = lb.configure()
 VFWD, VHOSTD = os.environ["VFWD"], os.environ["VHOSTD"]
-DUR, ROUNDS = int(os.environ["DURATION"]), int(os.environ["ROUNDS"])
 RINGS = {"split": "packed_vq=0,in_order=0", "split-io": "packed_vq=0,in_order=1",
          "packed": "packed_vq=1,in_order=0", "packed-io": "packed_vq=1,in_order=1"}
+rings = os.environ["RINGS"].split(",")
+for r in rings:
+    if r not in RINGS:
+        raise SystemExit(f"unknown ring kind {r}: one of {', '.join(RINGS)}")
 EAL = ["--no-huge", "-m", "1024", "--no-pci", "--log-level=*:error"]
 BE_CORES = ["-l", "0-1", "--main-lcore", "1"]	# forwards on lcore 0
 FE_CORES = ["-l", "0-1", "--main-lcore", "0"]	# forwards on lcore 1
 PAIRS = ["dpdk<->dpdk", "dpdk<->ours", "ours<->dpdk", "ours<->ours"]
-live = []
-
-
-def stop(p, sig=signal.SIGINT, t=20):
-    if p.poll() is None:
-        p.send_signal(sig)
-        try:
-            p.wait(timeout=t)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
 
 
 def backend(kind, sock, tag):
     if kind == "ours":
-        cmd = [VHOSTD, *BE_CORES, "--iface", sock, "--fwd", "mac"]
-    else:
-        cmd = ["dpdk-testpmd", *BE_CORES, *EAL, "--file-prefix", "vlb" + tag,
-               "--vdev", f"net_vhost0,iface={sock}", "--", "--total-num-mbufs=16384",
-               "--forward-mode=mac", "--stats-period", "100"]
-    return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+        return lb.quiet([VHOSTD, *BE_CORES, "--iface", sock, "--fwd", "mac"], ours=True)
+    pre = "vlb" + tag
+    return lb.quiet(["dpdk-testpmd", *BE_CORES, *EAL, "--file-prefix", pre,
+                     "--vdev", f"net_vhost0,iface={sock}", "--", "--total-num-mbufs=16384",
+                     "--forward-mode=mac", "--stats-period", "100"], prefix=pre)
 
 
-def frontend(kind, sock, args, tag):
-    """Starts the front-end's shell, seeds the loop once the link had time to
-    come up, and returns the rx Mpps over DUR seconds."""
+def frontend(kind, sock, args, bursts, tag):
     if kind == "ours":
-        cmd = [VFWD, *FE_CORES, "--port", f"virtio_user,path={sock},{args}", "--fwd", "mac"]
-        show = "show port stats 0 json"
-    else:
-        cmd = ["stdbuf", "-oL", "dpdk-testpmd", *FE_CORES, *EAL, "--file-prefix", "vlf" + tag,
-               "--vdev", f"virtio_user0,path={sock},{args}", "--", "-i",
-               "--total-num-mbufs=16384", "--forward-mode=mac"]
-        show = "show port stats 0"
-    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, text=True)
-    live.append(p)
-    # Both tools read commands from the pipe; the replies are collected
-    # when the pipe closes.  The link comes up within the first seconds.
-    script = ["", "start tx_first", "", show, "", show, "stop", "quit"]
-    waits = [3, 0, 2, 0, DUR, 1, 0, 0]
-    try:
-        for line, w in zip(script, waits):
-            time.sleep(w)
-            if line:
-                p.stdin.write(line + "\n")
-                p.stdin.flush()
-    except BrokenPipeError:	# it exited (refused the devargs, lost the peer)
-        pass
-    try:
-        out = p.communicate(timeout=60)[0]
-    except (BrokenPipeError, ValueError):
-        out = p.stdout.read()
-    if kind == "ours":
-        v = [json.loads(ln)["ports"][0]["rx_pps"] for ln in out.splitlines()
-             if ln.startswith("{") and '"rx_pps"' in ln]
-    else:
-        v = [float(x) for x in re.findall(r"Rx-pps:\s+(\d+)", out)]
-    return v[-1] / 1e6 if len(v) >= 2 else 0.0
+        return lb.shell_rate(cfg, [VFWD, *FE_CORES, "--port", f"virtio_user,path={sock},{args}",
+                                   "--fwd", "mac"], True, bursts)
+    pre = "vlf" + tag
+    return lb.shell_rate(cfg, ["dpdk-testpmd", *FE_CORES, *EAL, "--file-prefix", pre,
+                               "--vdev", f"virtio_user0,path={sock},{args}", "--", "-i",
+                               "--total-num-mbufs=16384", "--forward-mode=mac"],
+                         False, bursts, prefix=pre)
 
 
-def one(pair, args, n):
+def one(ring, pair, bursts, tag):
     fe_kind, be_kind = pair.split("<->")
     d = tempfile.mkdtemp(prefix="vloop-")
     sock = os.path.join(d, "vh.sock")
-    tag = f"{os.getpid()}x{n}"
-    be = backend(be_kind, sock, tag)
-    live.append(be)
     try:
+        be = backend(be_kind, sock, tag)
         end = time.time() + 30
         while not os.path.exists(sock) and time.time() < end and be.poll() is None:
             time.sleep(0.05)
-        return frontend(fe_kind, sock, args, tag)
+        return frontend(fe_kind, sock, RINGS[ring], bursts, tag)
     finally:
-        stop(be)
         shutil.rmtree(d, ignore_errors=True)
 
 
-try:
-    print(f"vhost-user 64 B mac loop, 1 core per side, {DUR} s, best of {ROUNDS}")
-    print(f"{'ring':<11}" + "".join(f"{p:>13}" for p in PAIRS) + "   ratios to dpdk<->dpdk")
-    n = 0
-    for ring in os.environ["RINGS"].split(","):
-        best = {p: 0.0 for p in PAIRS}
-        for _ in range(ROUNDS):
-            for p in PAIRS:
-                n += 1
-                best[p] = max(best[p], one(p, RINGS[ring], n))
-        ref = best["dpdk<->dpdk"]
-        ratios = " ".join(f"{best[p] / ref:.2f}" if ref else "n/a" for p in PAIRS[1:])
-        print(f"{ring:<11}" + "".join(f"{best[p]:>13.3f}" for p in PAIRS) + "   " + ratios,
-              flush=True)
-finally:
-    for p in live:
-        stop(p, signal.SIGKILL, 5)
-EOF
+lb.run(cfg, "vhost-user 64 B mac loop (front-end<->back-end)", rings, PAIRS, "dpdk<->dpdk", one)
+PY

@@ -1,0 +1,310 @@
+"""Shared part of bench/vloop.sh and bench/memif.sh: the rounds, the limit
+probe, the interactive front-end, the clean-up and the report.
+
+A loop benchmark is a set of groups (ring kinds) and pairings; each round
+runs, for every regime (packets in flight) and group, the limit probe and
+every pairing once, in an order rotated from round to round, so that a drift
+in the machine's load hits all alike.  The report gives, per group and
+regime, the median of the rounds with the min-max range, the ratio of the
+medians to the reference pairing and the fraction of the probe's median.
+
+Environment (read by configure()):
+  INFLIGHT  comma list of packets in flight, multiples of 32 (`start
+            tx_first N/32`); default 32,256
+  ROUNDS    rounds (default 5)
+  DURATION  seconds between the two rate samples (default 5)
+  LINKWAIT  seconds from the front-end's start to tx_first (default 3)
+  WARMUP    seconds from the loop's start (the front-end's rx counter moves)
+            to the first rate sample (default 2)
+  STARTWAIT seconds after tx_first for the loop to start, else the round's
+            figure is 0 (a failed run, left out of the median; default 20)
+  VF_BUILD  build folder (default build); the probe is built into
+            VF_BUILD/bench/limit_probe
+  VF_BENCH_JSON  also write every round's figure to this file (JSON)
+  VF_BENCH_LOG   keep each process's output in this folder (one file a
+                 process; otherwise the servers' output is discarded)
+"""
+import glob, json, os, re, shutil, signal, statistics, subprocess, sys, threading, time
+
+BURST = 32
+RUNDIR = "/var/run/dpdk" if os.geteuid() == 0 else \
+    os.path.join(os.environ.get("XDG_RUNTIME_DIR", "/tmp"), "dpdk")
+
+live = []	# processes still to be stopped
+prefixes = set()	# testpmd --file-prefix values whose runtime folder is to go
+pids = set()	# pids of our tools (vf-TOOL-PID-* runtime folders, if left)
+
+
+class Cfg:
+    pass
+
+
+def configure():
+    c = Cfg()
+    c.build = os.environ.get("VF_BUILD", "build")
+    c.inflight = [int(x) for x in os.environ.get("INFLIGHT", "32,256").split(",") if x]
+    for n in c.inflight:
+        if n <= 0 or n % BURST:
+            sys.exit(f"INFLIGHT: {n} is not a positive multiple of {BURST}")
+    c.rounds = int(os.environ.get("ROUNDS", "5"))
+    c.dur = float(os.environ.get("DURATION", "5"))
+    c.linkwait = float(os.environ.get("LINKWAIT", "3"))
+    c.warmup = float(os.environ.get("WARMUP", "2"))
+    c.startwait = float(os.environ.get("STARTWAIT", "20"))
+    c.json = os.environ.get("VF_BENCH_JSON")
+    if c.rounds < 1 or c.dur <= 0:
+        sys.exit("ROUNDS >= 1 and DURATION > 0")
+    c.probe = build_probe(c.build)
+    return c
+
+
+def build_probe(build):
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "limit_probe.c")
+    out = os.path.join(build, "bench", "limit_probe")
+    if not os.path.exists(out) or os.path.getmtime(out) < os.path.getmtime(src):
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        subprocess.run(["cc", "-O2", "-march=native", "-pthread", "-o", out, src], check=True)
+    return out
+
+
+def cleanup_dirs():
+    for p in list(prefixes):
+        shutil.rmtree(os.path.join(RUNDIR, p), ignore_errors=True)
+    prefixes.clear()
+    for pid in list(pids):
+        for d in glob.glob(os.path.join(RUNDIR, f"vf-*-{pid}-*")):
+            shutil.rmtree(d, ignore_errors=True)
+    pids.clear()
+
+
+def start(cmd, prefix=None, ours=False, **kw):
+    """Popen that remembers what to clean up after the process."""
+    if prefix:
+        prefixes.add(prefix)
+    p = subprocess.Popen(cmd, **kw)
+    live.append(p)
+    if ours:
+        pids.add(p.pid)
+    return p
+
+
+def stop(p, sig=signal.SIGINT, t=20):
+    if p.poll() is None:
+        p.send_signal(sig)
+        try:
+            p.wait(timeout=t)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    if p in live:
+        live.remove(p)
+
+
+_nlog = 0
+
+
+def _log(kind):
+    """A file for a process's output under VF_BENCH_LOG, or DEVNULL."""
+    global _nlog
+    d = os.environ.get("VF_BENCH_LOG")
+    if not d:
+        return subprocess.DEVNULL
+    os.makedirs(d, exist_ok=True)
+    _nlog += 1
+    return open(os.path.join(d, f"{_nlog:04d}-{kind}.log"), "w")
+
+
+def quiet(cmd, prefix=None, ours=False):
+    """A back-end or server: no shell, output discarded (or logged)."""
+    f = _log("server")
+    if f is not subprocess.DEVNULL:
+        f.write(" ".join(cmd) + "\n")
+        f.flush()
+    return start(cmd, prefix, ours, stdin=subprocess.DEVNULL, stdout=f, stderr=f)
+
+
+def _rx_count(line, ours):
+    if ours:
+        if line.startswith("{") and '"ipackets"' in line:
+            try:
+                return json.loads(line)["ports"][0]["ipackets"]
+            except (ValueError, KeyError, IndexError):
+                return None
+        return None
+    m = re.search(r"RX-packets:\s+(\d+)", line)
+    return int(m.group(1)) if m else None
+
+
+def shell_rate(cfg, cmd, ours, bursts, prefix=None):
+    """Runs a front-end (client) whose shell reads commands from stdin: waits
+    LINKWAIT, sends `start tx_first BURSTS`, then asks for the port stats
+    until the rx counter moves (the loop runs: a back-end that maps the
+    memory slowly starts late, and a window before that would measure
+    nothing), samples the rx counter WARMUP and WARMUP+DURATION seconds
+    after that and returns port 0's rx Mpps between the two samples (0 if
+    the loop did not run within STARTWAIT seconds)."""
+    show = "show port stats 0 json" if ours else "show port stats 0"
+    if not ours:
+        cmd = ["stdbuf", "-oL", *cmd]
+    err = _log("client")
+    if err is not subprocess.DEVNULL:
+        err.write(" ".join(cmd) + "\n")
+        err.flush()
+    p = start(cmd, prefix, ours, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+              stderr=err, text=True, bufsize=1)
+    lines = []	# (arrival time, line), appended by the reader thread
+
+    def reader():
+        try:
+            for ln in p.stdout:
+                lines.append((time.monotonic(), ln))
+        except (OSError, ValueError):
+            pass
+    th = threading.Thread(target=reader, daemon=True)
+    th.start()
+
+    def send(line):
+        p.stdin.write(line + "\n")
+        p.stdin.flush()
+
+    def sample():
+        """(time, rx packets) from a fresh `show port stats`, or None."""
+        i = len(lines)
+        send(show)
+        end = time.monotonic() + 5
+        while time.monotonic() < end and p.poll() is None:
+            for t, ln in lines[i:]:
+                c = _rx_count(ln, ours)
+                if c is not None:
+                    return t, c
+            time.sleep(0.01)
+        return None
+
+    rate = 0.0
+    try:
+        time.sleep(cfg.linkwait)
+        send(f"start tx_first {bursts}")
+        end = time.monotonic() + cfg.startwait
+        prev = None
+        running = False
+        while time.monotonic() < end and p.poll() is None:
+            time.sleep(0.25)
+            s = sample()
+            if s is None:
+                break
+            if prev is not None and s[1] > prev[1]:
+                running = True
+                break
+            prev = s
+        if running:
+            time.sleep(cfg.warmup)
+            s1 = sample()
+            time.sleep(cfg.dur)
+            s2 = sample()
+            if s1 and s2 and s2[0] > s1[0]:
+                rate = (s2[1] - s1[1]) / (s2[0] - s1[0]) / 1e6
+        send("stop")
+        time.sleep(0.2)
+        send("quit")
+        p.stdin.close()
+    except (BrokenPipeError, ValueError, OSError):	# it exited (refused the devargs, lost the peer)
+        pass
+    try:
+        p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        pass
+    stop(p)
+    th.join(timeout=5)
+    if err is not subprocess.DEVNULL:
+        err.write("".join(ln for _, ln in lines))
+        err.close()
+    return rate
+
+
+def probe(cfg, inflight):
+    r = subprocess.run([cfg.probe, "-n", str(inflight), "-d", str(cfg.dur), "-r"],
+                       capture_output=True, text=True)
+    try:
+        return float(r.stdout.strip())
+    except ValueError:
+        return 0.0
+
+
+def _term(sig, frm):
+    raise SystemExit(128 + sig)
+
+
+def run(cfg, title, groups, pairs, ref, one, labels=None):
+    """groups: list of group names; pairs: list of pairing names; ref: the
+    reference pairing; one(group, pair, bursts, tag) -> Mpps."""
+    signal.signal(signal.SIGTERM, _term)
+    signal.signal(signal.SIGHUP, _term)
+    labels = labels or {p: p for p in pairs}
+    res = {}	# (group, inflight, pair) -> [Mpps per round]; group None: probe
+    n = 0
+    t0 = time.time()
+    print(f"{title}\n1 forwarding core per side, {cfg.dur:g} s per figure, "
+          f"median of {cfg.rounds} interleaved rounds [min-max], "
+          f"packets in flight {','.join(map(str, cfg.inflight))}", flush=True)
+    try:
+        for r in range(cfg.rounds):
+            order = pairs[r % len(pairs):] + pairs[:r % len(pairs)]
+            for inf in cfg.inflight:
+                res.setdefault((None, inf, "limit"), []).append(probe(cfg, inf))
+                for g in groups:
+                    for p in order:
+                        n += 1
+                        try:
+                            v = one(g, p, inf // BURST, f"{os.getpid()}x{n}")
+                        finally:
+                            for q in list(live):
+                                stop(q)
+                            cleanup_dirs()
+                        res.setdefault((g, inf, p), []).append(v)
+            print(f"# round {r + 1}/{cfg.rounds} done, {time.time() - t0:.0f} s",
+                  file=sys.stderr, flush=True)
+    finally:
+        for q in list(live):
+            stop(q, signal.SIGKILL, 5)
+        cleanup_dirs()
+    report(cfg, groups, pairs, ref, res, labels)
+    if cfg.json:
+        with open(cfg.json, "w") as f:
+            json.dump([{"group": g, "inflight": i, "pair": p, "mpps": v}
+                       for (g, i, p), v in res.items()], f, indent=1)
+
+
+def _stat(v):
+    """median, min, max of the runs that ran (a 0 is a failed run), and the
+    count of failed runs."""
+    ok = [x for x in v if x > 0]
+    if not ok:
+        return 0.0, 0.0, 0.0, len(v)
+    return statistics.median(ok), min(ok), max(ok), len(v) - len(ok)
+
+
+def report(cfg, groups, pairs, ref, res, labels):
+    w = max([len(labels[p]) for p in pairs] + [len("limit probe")])
+    rw = max(8, len(labels[ref]) + 1)
+    print(f"{'ring':<10} {'inflight':>8}  {'pairing':<{w}} {'Mpps':>8} {'[min-max]':>17} "
+          f"{'/' + labels[ref]:>{rw}} {'/limit':>7}")
+    failed = 0
+    for g in groups:
+        for inf in cfg.inflight:
+            lim = _stat(res[(None, inf, "limit")])[0]
+            refm = _stat(res[(g, inf, ref)])[0]
+            for p in pairs + ["limit"]:
+                m, lo, hi, nf = _stat(res[(None if p == "limit" else g, inf, p)])
+                if p != "limit":
+                    failed += nf
+                rr = "" if p == "limit" else f"{m / refm:.2f}" if refm and m else "n/a"
+                fl = f"{m / lim:.2f}" if lim and m else "n/a"
+                rng = f"[{lo:.3f}-{hi:.3f}]"
+                name = "limit probe" if p == "limit" else labels[p]
+                note = f"  ({nf} of {len(res[(None if p == 'limit' else g, inf, p)])} runs failed)" \
+                    if nf else ""
+                print(f"{g:<10} {inf:>8}  {name:<{w}} {m:>8.3f} {rng:>17} {rr:>{rw}} {fl:>7}{note}",
+                      flush=True)
+    if failed:
+        print(f"# {failed} runs failed (the loop did not start): left out of the medians; "
+              f"VF_BENCH_LOG=DIR keeps the processes' output")
