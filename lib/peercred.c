@@ -337,7 +337,8 @@ void vf_sock_warn_dir(const char *who, const char *path)
 				       : ": another user can replace the socket");
 }
 
-int vf_sock_bind(int fd, const char *path, const struct vf_access *a, char *err, size_t len)
+int vf_sock_listen_file(int fd, const char *path, const struct vf_access *a, int backlog,
+			char *err, size_t len)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char tdir[PATH_MAX], tsock[PATH_MAX];
@@ -388,6 +389,12 @@ int vf_sock_bind(int fd, const char *path, const struct vf_access *a, char *err,
 	/* After chown, which may clear bits; chmod is not subject to the
 	 * umask, so the mode is exactly the one asked. */
 	if (chmod(tsock, a->mode) < 0) {
+		rc = -errno;
+		goto fail_sock;
+	}
+	/* Listening before the name appears: a peer that sees the path can
+	 * connect at once (no ECONNREFUSED window). */
+	if (listen(fd, backlog) < 0) {
 		rc = -errno;
 		goto fail_sock;
 	}

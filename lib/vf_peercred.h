@@ -90,12 +90,14 @@ int vf_access_check(const struct vf_access *a, bool abstract, int fd,
 bool vf_access_allows(const struct vf_access *a, bool abstract, const struct vf_peer *p,
 		      const gid_t *groups, unsigned int ngroups);
 
-/* Binds fd (AF_UNIX) to path with a's mode and group, atomically: the
- * socket is bound in a fresh private (0700) directory next to path, given
- * its mode and group there, then renamed onto path without replacing
- * anything.  An existing path is -EADDRINUSE (the caller removes stale
- * sockets first).  Returns 0 or -errno with a message in err. */
-int vf_sock_bind(int fd, const char *path, const struct vf_access *a, char *err, size_t len);
+/* Binds fd (AF_UNIX) to path with a's mode and group and listens,
+ * atomically: the socket is bound in a fresh private (0700) directory next
+ * to path, given its mode and group there, set listening, then renamed onto
+ * path without replacing anything.  An existing path is -EADDRINUSE (the
+ * caller removes stale sockets first).  Returns 0 or -errno with a message
+ * in err. */
+int vf_sock_listen_file(int fd, const char *path, const struct vf_access *a, int backlog,
+			char *err, size_t len);
 
 /* Warns when the directory of path is writable by other users, so that
  * another user could create or replace the socket (drivers call it once

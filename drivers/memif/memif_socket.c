@@ -329,7 +329,7 @@ struct memif_sock *memif_sock_open(const char *name, bool abstract, const struct
 
 		unlink_stale(name);
 		/* The file gets its mode and group before anyone can connect. */
-		rc = vf_sock_bind(s->fd, name, acc, err, len);
+		rc = vf_sock_listen_file(s->fd, name, acc, 16, err, len);
 		if (rc < 0) {
 			char why[200];
 
@@ -341,10 +341,10 @@ struct memif_sock *memif_sock_open(const char *name, bool abstract, const struct
 		}
 	} else {
 		salen = memif_sockaddr(&sa, name, abstract);
-		if (bind(s->fd, (struct sockaddr *)&sa, salen) < 0)
+		if (bind(s->fd, (struct sockaddr *)&sa, salen) < 0 || listen(s->fd, 16) < 0)
 			goto fail;
 	}
-	if (listen(s->fd, 16) < 0 ||
+	if (
 	    /* As DPDK, libmemif and VPP: peers then may see credentials. */
 	    setsockopt(s->fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) < 0)
 		goto fail;

@@ -176,11 +176,7 @@ static int listen_on(struct vh_dev *dev, char *err, size_t errlen)
 	if (fd < 0)
 		return -errno;
 	/* Mode and group are set before the file appears at dev->path. */
-	rc = vf_sock_bind(fd, dev->path, &dev->access, err, errlen);
-	if (rc == 0 && listen(fd, 1) != 0) {
-		rc = -errno;
-		unlink(dev->path);
-	}
+	rc = vf_sock_listen_file(fd, dev->path, &dev->access, 1, err, errlen);
 	if (rc) {
 		close(fd);
 		return rc;

@@ -54,15 +54,10 @@ int vu_sock_listen(const char *path, const struct vf_access *acc, char *err, siz
 	if (fd < 0)
 		goto fail;
 	/* Mode and group are set before the file appears at path. */
-	rc = vf_sock_bind(fd, path, acc, err, errlen);
+	rc = vf_sock_listen_file(fd, path, acc, 1, err, errlen);
 	if (rc < 0) {
 		close(fd);
 		return rc;
-	}
-	if (listen(fd, 1) < 0) {
-		unlink(path);
-		close(fd);
-		goto fail;
 	}
 	return fd;
 fail:

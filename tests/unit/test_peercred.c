@@ -288,15 +288,14 @@ static void bind_one(const char *path, mode_t umask_v, const struct vf_access *a
 	mode_t old = umask(umask_v);
 	int fd = socket(AF_UNIX, SOCK_STREAM, 0), c;
 
-	assert_int_equal(vf_sock_bind(fd, path, a, err, sizeof(err)), 0);
+	assert_int_equal(vf_sock_listen_file(fd, path, a, 1, err, sizeof(err)), 0);
 	umask(old);
 	assert_int_equal(lstat(path, &st), 0);
 	assert_true(S_ISSOCK(st.st_mode));
 	assert_int_equal(st.st_mode & 07777, a->mode);
 	if (a->group_set)
 		assert_int_equal(st.st_gid, a->group);
-	/* it is the socket we bound: connect reaches it */
-	assert_int_equal(listen(fd, 1), 0);
+	/* it is the socket we bound, already listening: connect reaches it */
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	c = socket(AF_UNIX, SOCK_STREAM, 0);
 	assert_int_equal(connect(c, (struct sockaddr *)&sa, sizeof(sa)), 0);
@@ -359,11 +358,11 @@ static void test_bind_exists(void **state)
 	vf_access_init(&a);
 	snprintf(path, sizeof(path), "%s/x.sock", dir);
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	assert_int_equal(vf_sock_bind(fd, path, &a, err, sizeof(err)), 0);
+	assert_int_equal(vf_sock_listen_file(fd, path, &a, 1, err, sizeof(err)), 0);
 	assert_int_equal(lstat(path, &st), 0);
 	/* a second bind never replaces the first */
 	fd2 = socket(AF_UNIX, SOCK_STREAM, 0);
-	assert_int_equal(vf_sock_bind(fd2, path, &a, err, sizeof(err)), -EADDRINUSE);
+	assert_int_equal(vf_sock_listen_file(fd2, path, &a, 1, err, sizeof(err)), -EADDRINUSE);
 	assert_non_null(strstr(err, path));
 	struct stat st2;
 	assert_int_equal(lstat(path, &st2), 0);
@@ -376,7 +375,7 @@ static void test_bind_exists(void **state)
 	/* a directory that does not exist: an error, no crash */
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
 	snprintf(path, sizeof(path), "%s/nodir/x.sock", dir);
-	assert_true(vf_sock_bind(fd, path, &a, err, sizeof(err)) < 0);
+	assert_true(vf_sock_listen_file(fd, path, &a, 1, err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, path));
 	close(fd);
 	/* too long for sun_path */
@@ -385,7 +384,7 @@ static void test_bind_exists(void **state)
 	longp[0] = '/';
 	longp[sizeof(longp) - 1] = '\0';
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	assert_int_equal(vf_sock_bind(fd, longp, &a, err, sizeof(err)), -ENAMETOOLONG);
+	assert_int_equal(vf_sock_listen_file(fd, longp, &a, 1, err, sizeof(err)), -ENAMETOOLONG);
 	close(fd);
 }
 
