@@ -344,9 +344,8 @@ struct memif_sock *memif_sock_open(const char *name, bool abstract, const struct
 		if (bind(s->fd, (struct sockaddr *)&sa, salen) < 0 || listen(s->fd, 16) < 0)
 			goto fail;
 	}
-	if (
-	    /* As DPDK, libmemif and VPP: peers then may see credentials. */
-	    setsockopt(s->fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) < 0)
+	/* As DPDK, libmemif and VPP: peers then may see credentials. */
+	if (setsockopt(s->fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) < 0)
 		goto fail;
 	if (vf_ctl_add_fd(s->fd, listen_ready, s) < 0)
 		goto fail;
