@@ -1,6 +1,7 @@
 """Who gets in through a control socket (issue 16), with a real second local
-user: the test (root) creates the user vft-peer and the group vft-peers
-(vft-peer is a member), runs peers under that user with setpriv, and checks
+user: the test (root) creates the system user vft-peer and the group
+vft-peers (vft-peer is a member) when they do not exist yet (and keeps them
+for the next run), runs peers under that user with setpriv, and checks
 what each side shows (show port info JSON) and logs.
 
   memif   abstract names: a peer of another user is refused by default in
