@@ -186,12 +186,13 @@ static int parse_args(struct vf_app *app, int argc, char **argv)
 static int check_specs(struct vf_app *app, char *err, size_t errlen)
 {
 	for (unsigned int i = 0; i < app->nb_specs; i++) {
-		char drv[VF_NAME_LEN], tmp[512];
+		char drv[VF_NAME_LEN], tmp[512], shown[VF_DEVARGS_STR_MAX];
 		const struct vf_driver *d;
 		const char *rest;
 		struct vf_devargs *da;
 		int ret;
 
+		vf_devargs_redact(app->specs[i], shown, sizeof(shown));
 		if (vf_devargs_split(app->specs[i], drv, sizeof(drv), &rest, err, errlen))
 			return -1;
 		d = vf_driver_find(drv);
@@ -202,7 +203,7 @@ static int check_specs(struct vf_app *app, char *err, size_t errlen)
 				off += snprintf(names + off, sizeof(names) - off, "%s%s",
 						k ? ", " : "", vf_driver_at(k)->name);
 			snprintf(err, errlen, "unknown driver '%s' in port '%s': drivers are %s",
-				 drv, app->specs[i], names);
+				 drv, shown, names);
 			return -1;
 		}
 		da = malloc(sizeof(*da));
@@ -211,7 +212,7 @@ static int check_specs(struct vf_app *app, char *err, size_t errlen)
 		ret = vf_devargs_parse(rest, d->keys, da, tmp, sizeof(tmp));
 		free(da);
 		if (ret) {
-			snprintf(err, errlen, "port '%s': %s", app->specs[i], tmp);
+			snprintf(err, errlen, "port '%s': %s", shown, tmp);
 			return -1;
 		}
 	}
@@ -460,7 +461,7 @@ int vf_app_port_add(struct vf_app *app, const char *spec, char *err, size_t errl
 	if (ret == 0)
 		ret = vf_port_start(p);
 	if (ret) {
-		snprintf(err, errlen, "port %u (%s): cannot %s: %s", id, spec,
+		snprintf(err, errlen, "port %u (%s): cannot %s: %s", id, p->spec,
 			 p->configured ? "start" : "configure", strerror(-ret));
 		vf_port_close(p);
 		return -1;

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,50 @@ void vf_devargs_keys_list(const struct vf_kvdef *defs, char *buf, size_t len)
 				defs[i].key);
 	if (!defs || !defs[0].key)
 		snprintf(buf, len, "(none)");
+}
+
+/* Keys whose values are never shown. */
+static bool secret_key(const char *k, size_t n)
+{
+	return n == 6 && !memcmp(k, "secret", 6);
+}
+
+void vf_devargs_redact(const char *spec, char *out, size_t len)
+{
+	size_t o = 0;
+	const char *p = spec ? spec : "";
+
+	if (len == 0)
+		return;
+	/* Walk "drv,k=v,k=v" (or "dpdk:...,k=v"): each ','-separated item
+	 * is copied, the value of a secret key replaced. */
+	while (*p && o + 1 < len) {
+		size_t n = strcspn(p, ",");
+		const char *eq = memchr(p, '=', n);
+		const char *key = p;
+
+		/* the first item may be "dpdk:name" or "drv" */
+		if (key == spec) {
+			const char *c = memchr(p, ':', eq ? (size_t)(eq - p) : n);
+
+			if (c != NULL)
+				key = c + 1;
+		}
+		if (eq != NULL && secret_key(key, (size_t)(eq - key)))
+			o += (size_t)snprintf(out + o, len - o, "%.*s***", (int)(eq + 1 - p), p);
+		else
+			o += (size_t)snprintf(out + o, len - o, "%.*s", (int)n, p);
+		if (o >= len)
+			o = len - 1;
+		p += n;
+		if (*p == ',' && o + 1 < len) {
+			out[o++] = ',';
+			p++;
+		} else if (*p == ',') {
+			break;
+		}
+	}
+	out[o] = '\0';
 }
 
 int vf_devargs_split(const char *spec, char *driver, size_t driver_len,
@@ -35,7 +80,10 @@ int vf_devargs_split(const char *spec, char *driver, size_t driver_len,
 	}
 	n = strcspn(spec, ",");
 	if (n == 0 || n >= driver_len) {
-		snprintf(err, errlen, "bad port spec '%s': expected DRIVER[,key=value...]", spec);
+		char shown[VF_DEVARGS_STR_MAX];
+
+		vf_devargs_redact(spec, shown, sizeof(shown));
+		snprintf(err, errlen, "bad port spec '%s': expected DRIVER[,key=value...]", shown);
 		return -EINVAL;
 	}
 	memcpy(driver, spec, n);
@@ -131,6 +179,15 @@ static int parse_value(const struct vf_kvdef *d, const char *val,
 			snprintf(err, errlen, "bad value for key '%s': expected 1..%" PRIu64 " characters",
 				 d->key, max);
 			return -EINVAL;
+		}
+		if (d->check) {
+			char expect[160];
+
+			if (d->check(val, expect, sizeof(expect))) {
+				snprintf(err, errlen, "bad value '%s' for key '%s': expected %s",
+					 val, d->key, expect);
+				return -EINVAL;
+			}
 		}
 		memcpy(v->str, val, n + 1);
 		return 0;

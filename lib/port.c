@@ -62,7 +62,7 @@ uint16_t vf_port_tx_none(void *q, struct rte_mbuf **pkts, uint16_t n)
 
 struct vf_port *vf_port_create(const char *spec, char *err, size_t errlen)
 {
-	char drvname[VF_NAME_LEN], names[256];
+	char drvname[VF_NAME_LEN], names[256], shown[VF_DEVARGS_STR_MAX];
 	const struct vf_driver *drv;
 	struct vf_devargs *da;
 	struct vf_port *port;
@@ -70,13 +70,15 @@ struct vf_port *vf_port_create(const char *spec, char *err, size_t errlen)
 	unsigned int id, same = 0;
 	int ret;
 
+	/* Secrets never reach messages or "show port info". */
+	vf_devargs_redact(spec, shown, sizeof(shown));
 	if (vf_devargs_split(spec, drvname, sizeof(drvname), &rest, err, errlen))
 		return NULL;
 	drv = vf_driver_find(drvname);
 	if (!drv) {
 		driver_names(names, sizeof(names));
 		snprintf(err, errlen, "unknown driver '%s' in port '%s': drivers are %s",
-			 drvname, spec, names);
+			 drvname, shown, names);
 		return NULL;
 	}
 	for (id = 0; id < VF_MAX_PORTS && ports[id]; id++)
@@ -93,7 +95,7 @@ struct vf_port *vf_port_create(const char *spec, char *err, size_t errlen)
 	ret = vf_devargs_parse(rest, drv->keys, da, err, errlen);
 	if (ret) {
 		char tmp[512];
-		snprintf(tmp, sizeof(tmp), "port '%s': %s", spec, err);
+		snprintf(tmp, sizeof(tmp), "port '%s': %s", shown, err);
 		snprintf(err, errlen, "%s", tmp);
 		free(da);
 		return NULL;
@@ -113,7 +115,7 @@ struct vf_port *vf_port_create(const char *spec, char *err, size_t errlen)
 	port->rx_burst = vf_port_rx_none;
 	port->tx_burst = vf_port_tx_none;
 	snprintf(port->name, sizeof(port->name), "%s%u", drv->name, same);
-	snprintf(port->spec, sizeof(port->spec), "%s", spec);
+	snprintf(port->spec, sizeof(port->spec), "%s", shown);
 	/* Locally administered, unicast, unique per port until the driver says. */
 	port->mac[0] = 0x02;
 	port->mac[1] = 0x76;	/* 'v' */
@@ -122,7 +124,7 @@ struct vf_port *vf_port_create(const char *spec, char *err, size_t errlen)
 	ret = drv->probe(port, da);
 	free(da);
 	if (ret) {
-		snprintf(err, errlen, "port '%s': %s", spec, strerror(-ret));
+		snprintf(err, errlen, "port '%s': %s", shown, strerror(-ret));
 		rte_free(port);
 		return NULL;
 	}

@@ -26,6 +26,9 @@ struct vf_kvdef {
 	const char *choices;	/* ENUM: "server|client" */
 	const char *def;	/* default as text, for help, man and completion */
 	const char *help;
+	/* Optional, STR only: further check of a value; 0, or -1 with what is
+	 * accepted in expect ("an octal mode such as 0660"). */
+	int (*check)(const char *val, char *expect, size_t len);
 };
 
 struct vf_kvval {
@@ -61,6 +64,11 @@ bool vf_devargs_bool(const struct vf_devargs *da, const char *key, bool def);
 const char *vf_devargs_str(const struct vf_devargs *da, const char *key, const char *def);
 int vf_devargs_enum(const struct vf_devargs *da, const char *key, int def);
 bool vf_devargs_mac(const struct vf_devargs *da, const char *key, uint8_t mac[6]);
+
+/* spec with the value of every secret key ("secret") replaced by "***",
+ * for logs, error messages and show output.  Never fails: out is always
+ * NUL-terminated (and truncated when too small). */
+void vf_devargs_redact(const char *spec, char *out, size_t len);
 
 /* "key1, key2, ..." into buf, for error messages and help. */
 void vf_devargs_keys_list(const struct vf_kvdef *defs, char *buf, size_t len);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "vf_app.h"
+#include "vf_peercred.h"
 #include "vf_port.h"
 #include "vf_shell.h"
 
@@ -21,7 +22,9 @@ static int add_kv(const char *key, const char *val, char *err, size_t errlen)
 	size_t n = strlen(mc.extra);
 
 	if (strchr(val, ',') != NULL || strchr(val, '=') != NULL) {
-		snprintf(err, errlen, "--%s: '%s' must not contain ',' or '='", key, val);
+		/* A secret is never echoed. */
+		snprintf(err, errlen, "--%s: '%s' must not contain ',' or '='", key,
+			 strcmp(key, "secret") ? val : "***");
 		return -1;
 	}
 	if ((size_t)snprintf(mc.extra + n, sizeof(mc.extra) - n, ",%s=%s", key, val) >=
@@ -97,6 +100,40 @@ static int set_reconnect(struct vf_app *app, const char *arg, char *err, size_t 
 	return add_kv("reconnect-ms", arg, err, errlen);
 }
 
+/* --socket-mode, --socket-group, --allow-uid, --allow-gid: the devargs of
+ * the same names, checked here so that the error names the option. */
+static int add_checked(const char *key, const char *arg, int (*chk)(const char *, char *, size_t),
+		       char *err, size_t errlen)
+{
+	char expect[160];
+
+	if (*arg && !strchr(arg, ',') && !strchr(arg, '=') && chk(arg, expect, sizeof(expect))) {
+		snprintf(err, errlen, "--%s: '%s': expected %s", key, arg, expect);
+		return -1;
+	}
+	return add_kv(key, arg, err, errlen);
+}
+
+static int set_mode(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	return add_checked("socket-mode", arg, vf_access_check_mode, err, errlen);
+}
+
+static int set_group(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	return add_checked("socket-group", arg, vf_access_check_group, err, errlen);
+}
+
+static int set_allow_uid(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	return add_checked("allow-uid", arg, vf_access_check_uids, err, errlen);
+}
+
+static int set_allow_gid(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	return add_checked("allow-gid", arg, vf_access_check_gids, err, errlen);
+}
+
 static int set_zc(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
 	return add_kv("zero-copy", "yes", err, errlen);
@@ -119,6 +156,14 @@ static const struct vf_opt memifctl_opts[] = {
 	  VF_COMP_NONE, NULL, set_zc },
 	{ "reconnect-ms", 0, "MS", "client: retry period, 0: connect once (default 1000)",
 	  VF_COMP_NONE, NULL, set_reconnect },
+	{ "socket-mode", 0, "OCTAL", "server: mode of the socket file (default 0660)",
+	  VF_COMP_NONE, NULL, set_mode },
+	{ "socket-group", 0, "GROUP", "server: group (name or gid) of the socket file",
+	  VF_COMP_NONE, NULL, set_group },
+	{ "allow-uid", 0, "LIST", "only peers of these users (NAME|UID, ':'-separated; "
+	  "default on an abstract name: our uid and root)", VF_COMP_NONE, NULL, set_allow_uid },
+	{ "allow-gid", 0, "LIST", "only peers of these groups (NAME|GID, ':'-separated)",
+	  VF_COMP_NONE, NULL, set_allow_gid },
 	{ NULL, 0, NULL, NULL, 0, NULL, NULL },
 };
 

@@ -19,6 +19,7 @@
 #include <rte_mempool.h>
 
 #include "memif_proto.h"
+#include "vf_peercred.h"
 #include "vf_port.h"
 
 #define MEMIF_MAX_QUEUES	VF_MAX_QUEUES
@@ -102,6 +103,7 @@ struct memif_cfg {
 	uint16_t queues;	/* 0: as configured by the engine */
 	unsigned int reconnect_ms;	/* client retry period; 0: never */
 	char if_name[MEMIF_NAME_SZ];	/* sent in CONNECT/CONNECTED */
+	struct vf_access access;	/* allow-uid/gid, socket-mode/group */
 };
 
 struct memif_ringinfo {
@@ -145,6 +147,9 @@ struct memif_if {
 	char peer_if[MEMIF_NAME_SZ + 1];	/* CONNECT/CONNECTED if_name */
 	uint64_t nb_connects, nb_disconnects, ctl_rejects;
 	uint64_t link_changes;
+	struct vf_peer peer;		/* credentials of the last peer let in */
+	uint64_t peer_rejects;		/* client: servers refused (allow-uid/gid) */
+	char last_refused[128];		/* client: who and why */
 };
 
 /* A control connection (one per client interface, many per listener). */
@@ -174,6 +179,7 @@ struct memif_conn {
 	unsigned int acks_due;		/* client: ACKs still owed by the server */
 	char reason[MEMIF_REASON_SZ + 1];	/* why we drop it */
 	bool log_unsealed;
+	struct vf_peer peer;		/* SO_PEERCRED of the other end */
 	struct memif_conn *next;	/* sock's pending list */
 };
 
@@ -186,6 +192,9 @@ struct memif_sock {
 	struct memif_if *ifs[VF_MAX_PORTS];
 	struct memif_conn *pending;	/* every accepted connection */
 	uint64_t refused;		/* connections dropped before INIT succeeded */
+	struct vf_access access;	/* who may connect; the file's mode/group */
+	uint64_t peer_rejects;		/* of those: peers not allowed */
+	char last_refused[128];		/* who and why */
 	struct memif_sock *next;
 };
 
@@ -217,6 +226,9 @@ int memif_msg_handle(struct memif_conn *c, const void *buf, size_t len, int fd);
 /* Queue HELLO (server, right after accept). */
 void memif_msg_queue_hello(struct memif_conn *c);
 void memif_msg_init_disconnect(struct memif_msg *m, const char *reason);
+/* ours (NUL-terminated, <= MEMIF_SECRET_SZ) equals the INIT field theirs
+ * read as a string; time independent of where they differ. */
+bool memif_secret_equal(const char *ours, const uint8_t theirs[MEMIF_SECRET_SZ]);
 
 /* ---- memif_socket.c: sockets and the control loop ---- */
 /* New connection over fd (taken over).  mif: client interface, or NULL for
@@ -236,6 +248,10 @@ void memif_conn_close_ex(struct memif_conn *c, const char *send_reason, const ch
 
 /* Listener registry (control thread). */
 struct memif_sock *memif_sock_get(const char *name, bool abstract, char *err, size_t len);
+/* As memif_sock_get with the access settings of the port (acc; a socket
+ * shared by several ports needs the same settings on each). */
+struct memif_sock *memif_sock_open(const char *name, bool abstract, const struct vf_access *acc,
+				   char *err, size_t len);
 void memif_sock_put(struct memif_sock *s);
 int memif_sock_attach(struct memif_sock *s, struct memif_if *mif, char *err, size_t len);
 void memif_sock_detach(struct memif_sock *s, struct memif_if *mif);

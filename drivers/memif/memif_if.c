@@ -282,9 +282,11 @@ void memif_if_connected(struct memif_if *mif)
 	mif->link_changes++;
 	mif->nb_connects++;
 	mif->reason[0] = '\0';
-	VF_INFO("memif %s: connected (%s, id %u) to \"%s\" %s: %u rx / %u tx rings of %u, %u region(s)",
+	VF_INFO("memif %s: connected (%s, id %u) to \"%s\" %s (pid %d uid %u gid %u): "
+		"%u rx / %u tx rings of %u, %u region(s)",
 		mif->cfg.if_name, srv ? "server" : "client", mif->cfg.id,
-		mif->peer_name, mif->peer_if, nrx, ntx, 1u << mif->run_log2, mif->nregions);
+		mif->peer_name, mif->peer_if, (int)mif->peer.pid, (unsigned int)mif->peer.uid,
+		(unsigned int)mif->peer.gid, nrx, ntx, 1u << mif->run_log2, mif->nregions);
 }
 
 void memif_if_teardown(struct memif_if *mif, const char *reason)

@@ -84,13 +84,32 @@ static void queue_ack(struct memif_conn *c)
 	txq_push(c, MEMIF_MSG_ACK);
 }
 
+bool memif_secret_equal(const char *ours, const uint8_t theirs[MEMIF_SECRET_SZ])
+{
+	uint8_t a[MEMIF_SECRET_SZ] = { 0 }, b[MEMIF_SECRET_SZ] = { 0 };
+	volatile uint8_t diff = 0;
+	bool end = false;
+
+	/* Both as strings padded with NULs to the field size (DPDK compares
+	 * with strncmp: bytes after the peer's NUL do not count).  Padding
+	 * the peer's copy depends on its bytes only; the comparison then
+	 * touches every byte whatever matches. */
+	for (size_t i = 0; i < MEMIF_SECRET_SZ; i++) {
+		end |= theirs[i] == 0;
+		b[i] = end ? 0 : theirs[i];
+	}
+	memcpy(a, ours, strnlen(ours, MEMIF_SECRET_SZ));
+	for (size_t i = 0; i < MEMIF_SECRET_SZ; i++)
+		diff |= a[i] ^ b[i];
+	return diff == 0;
+}
+
 /* ---- server side ---- */
 
 static int on_init(struct memif_conn *c, const struct memif_msg *m, int fd)
 {
 	const struct memif_msg_init *in = &m->init;
 	struct memif_if *mif;
-	char secret[MEMIF_SECRET_SZ + 1];
 
 	if (in->version != MEMIF_VERSION)
 		return fail(c, "Incompatible memif version");
@@ -104,20 +123,16 @@ static int on_init(struct memif_conn *c, const struct memif_msg *m, int fd)
 	}
 	if (in->mode != MEMIF_MODE_ETHERNET)
 		return fail(c, "Only ethernet mode supported");
-	if (mif->cfg.secret[0] != '\0') {
-		memcpy(secret, in->secret, MEMIF_SECRET_SZ);
-		secret[MEMIF_SECRET_SZ] = '\0';
-		if (secret[0] == '\0')
-			return fail(c, "Secret required");
-		if (strncmp(secret, mif->cfg.secret, MEMIF_SECRET_SZ) != 0)
-			return fail(c, "Incorrect secret");
-	}
+	/* A missing secret and a wrong one get the same answer. */
+	if (mif->cfg.secret[0] != '\0' && !memif_secret_equal(mif->cfg.secret, in->secret))
+		return fail(c, "Incorrect secret");
 	c->mif = mif;
 	mif->conn = c;
 	mif->state = MEMIF_ST_HANDSHAKE;
 	mif->nregions = 0;
 	mif->n_c2s = mif->n_s2c = 0;
 	copy_name(mif->peer_name, sizeof(mif->peer_name), in->name, sizeof(in->name));
+	mif->peer = c->peer;
 	c->phase = MEMIF_PH_SETUP;
 	queue_ack(c);
 	return 0;

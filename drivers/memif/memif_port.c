@@ -34,6 +34,7 @@ static const struct vf_kvdef memif_keys[] = {
 	  "ring pairs (max queues of the port)" },
 	{ "reconnect-ms", VF_KV_UINT, 0, 3600000, NULL, "1000",
 	  "client: retry period after a failed connect or a disconnect; 0: once" },
+	VF_ACCESS_KEYS,
 	{ NULL, 0, 0, 0, NULL, NULL, NULL },
 };
 
@@ -53,7 +54,8 @@ static void do_attach(void *arg)
 	struct memif_if *mif = c->mif;
 	struct memif_sock *s;
 
-	s = memif_sock_get(mif->cfg.socket, mif->cfg.abstract, c->err, sizeof(c->err));
+	s = memif_sock_open(mif->cfg.socket, mif->cfg.abstract, &mif->cfg.access, c->err,
+			    sizeof(c->err));
 	if (s == NULL) {
 		c->ret = -EIO;
 		return;
@@ -98,6 +100,16 @@ static int memif_probe(struct vf_port *port, const struct vf_devargs *da)
 	if (cfg.zero_copy && cfg.server)
 		VF_WARN("memif %s: zero-copy is a client feature (the client's memory is shared); "
 			"ignored for role=server", cfg.if_name);
+	if (vf_access_from_devargs(&cfg.access, da, c.err, sizeof(c.err)) < 0) {
+		VF_ERR("memif %s: %s", cfg.if_name, c.err);
+		return -EINVAL;
+	}
+	if (vf_access_file_keys(&cfg.access) && (!cfg.server || cfg.abstract))
+		VF_WARN("memif %s: socket-mode and socket-group apply to a socket file a server "
+			"creates; ignored for %s", cfg.if_name,
+			cfg.server ? "an abstract name" : "role=client");
+	if (!cfg.abstract)
+		vf_sock_warn_dir(cfg.if_name, cfg.socket);
 
 	mif = memif_if_new(&cfg);
 	if (mif == NULL)
@@ -306,6 +318,8 @@ static int memif_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned 
 	XS("memif_ctl_rejects", mif->ctl_rejects);
 	XS("memif_bad_desc", bad_desc);
 	XS("memif_ring_errors", ring_err);
+	XS("memif_peer_rejects", mif->cfg.server && mif->sock ? mif->sock->peer_rejects
+							       : mif->peer_rejects);
 #undef XS
 	return k;
 }
@@ -337,6 +351,16 @@ static void do_info(void *arg)
 	vf_out_str(o, "disconnect_reason", mif->reason);
 	vf_out_str(o, "peer_name", mif->peer_name);
 	vf_out_str(o, "peer_if", mif->peer_if);
+	vf_peer_info(o, &mif->peer);
+	vf_access_info(o, &mif->cfg.access, mif->cfg.abstract,
+		       mif->cfg.server && mif->sock != NULL ? mif->cfg.socket : NULL);
+	if (mif->cfg.server && mif->sock != NULL) {
+		vf_out_u64(o, "peer_rejects", mif->sock->peer_rejects);
+		vf_out_str(o, "last_refused", mif->sock->last_refused);
+	} else {
+		vf_out_u64(o, "peer_rejects", mif->peer_rejects);
+		vf_out_str(o, "last_refused", mif->last_refused);
+	}
 	vf_out_u64(o, "bsize", mif->cfg.bsize);
 	vf_out_u64(o, "rsize", mif->run_log2 ? mif->run_log2 : mif->cfg.log2);
 	vf_out_bool(o, "zero_copy", mif->zc);

@@ -238,6 +238,7 @@ static void listen_ready(int fd, uint32_t events, void *arg)
 {
 	struct memif_sock *s = arg;
 	struct memif_conn *c;
+	char why[MEMIF_REASON_SZ + 1], who[64];
 	int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 	if (cfd < 0)
@@ -245,6 +246,14 @@ static void listen_ready(int fd, uint32_t events, void *arg)
 	c = memif_conn_new(cfd, s, NULL);
 	if (c == NULL)
 		return;
+	if (vf_access_check(&s->access, s->abstract, cfd, &c->peer, why, sizeof(why)) < 0) {
+		/* Before HELLO: a peer not allowed learns nothing but why. */
+		s->peer_rejects++;
+		snprintf(s->last_refused, sizeof(s->last_refused), "%s: %s",
+			 vf_peer_str(&c->peer, who, sizeof(who)), why);
+		memif_conn_close(c, why);
+		return;
+	}
 	if (conn_watch(c) < 0) {
 		memif_conn_close_ex(c, NULL, "Device error");
 		return;
@@ -277,6 +286,15 @@ static void unlink_stale(const char *path)
 
 struct memif_sock *memif_sock_get(const char *name, bool abstract, char *err, size_t len)
 {
+	struct vf_access acc;
+
+	vf_access_init(&acc);
+	return memif_sock_open(name, abstract, &acc, err, len);
+}
+
+struct memif_sock *memif_sock_open(const char *name, bool abstract, const struct vf_access *acc,
+				   char *err, size_t len)
+{
 	struct memif_sock *s;
 	struct sockaddr_un sa;
 	socklen_t salen;
@@ -284,6 +302,13 @@ struct memif_sock *memif_sock_get(const char *name, bool abstract, char *err, si
 
 	for (s = socks; s != NULL; s = s->next) {
 		if (s->abstract == abstract && strcmp(s->name, name) == 0) {
+			/* One listener, one gate: every port on it must agree. */
+			if (!vf_access_equal(&s->access, acc)) {
+				snprintf(err, len, "memif socket %s%s: allow-uid, allow-gid, socket-mode "
+					 "and socket-group must be the same on every port of one socket",
+					 abstract ? "@" : "", name);
+				return NULL;
+			}
 			s->refcnt++;
 			return s;
 		}
@@ -295,16 +320,32 @@ struct memif_sock *memif_sock_get(const char *name, bool abstract, char *err, si
 	}
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	s->abstract = abstract;
+	s->access = *acc;
 	s->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s->fd < 0)
 		goto fail;
-	if (!abstract)
+	if (!abstract) {
+		int rc;
+
 		unlink_stale(name);
-	salen = memif_sockaddr(&sa, name, abstract);
-	if (bind(s->fd, (struct sockaddr *)&sa, salen) < 0 ||
-	    listen(s->fd, 16) < 0 ||
-	    /* As DPDK, libmemif and VPP: peers then may see credentials. */
-	    setsockopt(s->fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) < 0)
+		/* The file gets its mode and group before anyone can connect. */
+		rc = vf_sock_listen_file(s->fd, name, acc, 16, err, len);
+		if (rc < 0) {
+			char why[200];
+
+			snprintf(why, sizeof(why), "%s", err);
+			snprintf(err, len, "memif socket %s", why);
+			close(s->fd);
+			free(s);
+			return NULL;
+		}
+	} else {
+		salen = memif_sockaddr(&sa, name, abstract);
+		if (bind(s->fd, (struct sockaddr *)&sa, salen) < 0 || listen(s->fd, 16) < 0)
+			goto fail;
+	}
+	/* As DPDK, libmemif and VPP: peers then may see credentials. */
+	if (setsockopt(s->fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) < 0)
 		goto fail;
 	if (vf_ctl_add_fd(s->fd, listen_ready, s) < 0)
 		goto fail;
@@ -389,6 +430,8 @@ int memif_client_connect(struct memif_if *mif)
 	struct sockaddr_un sa;
 	socklen_t len = memif_sockaddr(&sa, mif->cfg.socket, mif->cfg.abstract);
 	struct memif_conn *c;
+	struct vf_peer peer;
+	char why[MEMIF_REASON_SZ + 1], who[64];
 	int fd;
 
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -400,9 +443,30 @@ int memif_client_connect(struct memif_if *mif)
 		close(fd);
 		return -err;
 	}
+	/* On an abstract name anyone may have bound it first: check who. */
+	if (vf_access_check(&mif->cfg.access, mif->cfg.abstract, fd, &peer, why, sizeof(why)) < 0) {
+		struct memif_msg m;
+
+		memif_msg_init_disconnect(&m, why);
+		if (send(fd, &m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+		}
+		close(fd);
+		mif->peer_rejects++;
+		mif->ctl_rejects++;
+		snprintf(mif->reason, sizeof(mif->reason), "%s", why);
+		snprintf(mif->last_refused, sizeof(mif->last_refused), "%s: %s",
+			 vf_peer_str(&peer, who, sizeof(who)), why);
+		if (vf_access_log_due(mif->peer_rejects))
+			VF_WARN("memif %s: server on %s%s refused (%" PRIu64 " so far): %s",
+				mif->cfg.if_name, mif->cfg.abstract ? "@" : "", mif->cfg.socket,
+				mif->peer_rejects, mif->last_refused);
+		return -EPERM;
+	}
 	c = memif_conn_new(fd, NULL, mif);
 	if (c == NULL)
 		return -ENOMEM;
+	c->peer = peer;
+	mif->peer = peer;
 	if (conn_watch(c) < 0) {
 		memif_conn_close_ex(c, NULL, "Device error");
 		return -EIO;

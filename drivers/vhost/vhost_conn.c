@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -86,7 +87,29 @@ static void set_conn(struct vh_dev *dev, int fd)
 		dev->conn_fd = -1;
 		return;
 	}
-	VF_INFO("%s: front-end connected on %s", dev->name, dev->path);
+	VF_INFO("%s: front-end connected on %s (pid %d uid %u gid %u)", dev->name, dev->path,
+		(int)dev->peer.pid, (unsigned int)dev->peer.uid, (unsigned int)dev->peer.gid);
+}
+
+/* allow-uid / allow-gid: true when the peer on fd may stay (dev->peer is
+ * then set); else the refusal is counted and, now and then, logged. */
+static bool peer_allowed(struct vh_dev *dev, int fd)
+{
+	struct vf_peer peer;
+	char why[96], who[64];
+
+	if (vf_access_check(&dev->access, false, fd, &peer, why, sizeof(why)) == 0) {
+		dev->peer = peer;
+		return true;
+	}
+	dev->peer_rejects++;
+	snprintf(dev->last_refused, sizeof(dev->last_refused), "%s: %s",
+		 vf_peer_str(&peer, who, sizeof(who)), why);
+	if (vf_access_log_due(dev->peer_rejects))
+		VF_WARN("%s: %s refused on %s (%" PRIu64 " so far): %s", dev->name,
+			dev->client ? "front-end" : "connection", dev->path, dev->peer_rejects,
+			dev->last_refused);
+	return false;
 }
 
 static void on_accept(int lfd, uint32_t events, void *arg)
@@ -98,6 +121,10 @@ static void on_accept(int lfd, uint32_t events, void *arg)
 		return;
 	if (dev->conn_fd >= 0) {
 		VF_WARN("%s: a front-end is already connected; refusing another", dev->name);
+		close(fd);
+		return;
+	}
+	if (!peer_allowed(dev, fd)) {
 		close(fd);
 		return;
 	}
@@ -115,14 +142,14 @@ static void try_connect(void *arg)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || !peer_allowed(dev, fd)) {
 		close(fd);
 		return;
 	}
 	set_conn(dev, fd);
 }
 
-static int listen_on(struct vh_dev *dev)
+static int listen_on(struct vh_dev *dev, char *err, size_t errlen)
 {
 	struct sockaddr_un sa;
 	struct stat st;
@@ -148,8 +175,9 @@ static int listen_on(struct vh_dev *dev)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(fd, 1) != 0) {
-		rc = -errno;
+	/* Mode and group are set before the file appears at dev->path. */
+	rc = vf_sock_listen_file(fd, dev->path, &dev->access, 1, err, errlen);
+	if (rc) {
 		close(fd);
 		return rc;
 	}
@@ -166,6 +194,7 @@ static int listen_on(struct vh_dev *dev)
 struct open_args {
 	struct vh_dev *dev;
 	int rc;
+	char err[200];
 };
 
 static void open_fn(void *arg)
@@ -174,7 +203,7 @@ static void open_fn(void *arg)
 	struct vh_dev *dev = a->dev;
 
 	if (!dev->client) {
-		a->rc = listen_on(dev);
+		a->rc = listen_on(dev, a->err, sizeof(a->err));
 		return;
 	}
 	a->rc = vf_ctl_add_timer(VH_RETRY_MS, try_connect, dev);
@@ -194,7 +223,9 @@ int vh_conn_open(struct vh_dev *dev, char *err, size_t errlen)
 		vf_ctl_call(open_fn, &a);
 	else
 		a.rc = rc;
-	if (a.rc)
+	if (a.rc && a.rc != -EADDRINUSE && a.rc != -EEXIST && a.err[0])
+		snprintf(err, errlen, "vhost: %s", a.err);
+	else if (a.rc)
 		snprintf(err, errlen, "vhost: %s: %s", dev->path,
 			 a.rc == -EADDRINUSE ? "socket in use by a running server" :
 			 a.rc == -EEXIST ? "exists and is not a socket" : strerror(-a.rc));

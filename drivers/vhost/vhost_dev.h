@@ -12,6 +12,7 @@
 #include <linux/virtio_ring.h>
 
 #include "common/vhost_user_proto.h"
+#include "vf_peercred.h"
 #include "vf_port.h"
 #include "vhost_mem.h"
 #include "virtqueue.h"
@@ -47,6 +48,10 @@ struct vh_dev {
 	int listen_fd, conn_fd;
 	int timer_id;
 	bool closing;
+	struct vf_access access;	/* allow-uid/gid, socket-mode/group */
+	struct vf_peer peer;		/* the front-end let in last */
+	uint64_t peer_rejects;		/* connections refused: peer not allowed */
+	char last_refused[128];		/* who and why */
 };
 
 /* Sets up an idle device with nb_qp queue pairs (1..VF_MAX_QUEUES). */

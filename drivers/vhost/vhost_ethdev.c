@@ -21,6 +21,7 @@ static const struct vf_kvdef vhost_keys[] = {
 	{ "queues", VF_KV_UINT, 1, VF_MAX_QUEUES, NULL, "1", "queue pairs" },
 	{ "client", VF_KV_BOOL, 0, 1, NULL, "0",
 	  "1: connect to a front-end in server mode, retrying every second" },
+	VF_ACCESS_KEYS,
 	{ NULL },
 };
 
@@ -43,6 +44,15 @@ static int vhost_probe(struct vf_port *port, const struct vf_devargs *da)
 	vh_dev_init(dev, port->name, nq);
 	snprintf(dev->path, sizeof(dev->path), "%s", iface);
 	dev->client = vf_devargs_bool(da, "client", false);
+	if (vf_access_from_devargs(&dev->access, da, err, sizeof(err)) < 0) {
+		VF_ERR("%s: vhost: %s", port->name, err);
+		free(dev);
+		return -EINVAL;
+	}
+	if (dev->client && vf_access_file_keys(&dev->access))
+		VF_WARN("%s: socket-mode and socket-group apply to the socket a server creates; "
+			"ignored with client=1", port->name);
+	vf_sock_warn_dir(port->name, iface);
 	port->priv = dev;
 	port->max_rxq = port->max_txq = nq;
 	/* locally administered, unicast */
@@ -184,6 +194,7 @@ static int vhost_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned 
 	PUT(dev->connections, "connections");
 	PUT(dev->ctl_rejects, "ctl_rejects");
 	PUT(dev->link_changes, "link_changes");
+	PUT(dev->peer_rejects, "peer_rejects");
 #undef PUT
 	return (int)k;
 }
@@ -203,6 +214,10 @@ static void vhost_info(struct vf_port *port, struct vf_out *o)
 	vf_out_u64(o, "mem_regions", dev->mem.nregions);
 	vf_out_u64(o, "connections", dev->connections);
 	vf_out_str(o, "last_error", dev->last_error);
+	vf_peer_info(o, &dev->peer);
+	vf_access_info(o, &dev->access, false, dev->client ? NULL : dev->path);
+	vf_out_u64(o, "peer_rejects", dev->peer_rejects);
+	vf_out_str(o, "last_refused", dev->last_refused);
 }
 
 static void vhost_ring_info(struct vf_port *port, struct vf_out *o)

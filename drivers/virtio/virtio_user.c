@@ -36,6 +36,7 @@
 #include "vf_log.h"
 #include "vf_mem.h"
 #include "vf_out.h"
+#include "vf_peercred.h"
 #include "vf_port.h"
 #include "vf_sync.h"
 
@@ -73,6 +74,11 @@ struct vu_dev {
 	bool retry_logged;
 
 	uint64_t link_down, connects, ring_broken, start_fail;
+
+	struct vf_access access;	/* allow-uid/gid, socket-mode/group */
+	struct vf_peer peer;		/* the backend let in last */
+	uint64_t peer_rejects;
+	char last_refused[128];
 };
 
 #define VU_RETRY_MIN_MS 1000
@@ -314,9 +320,36 @@ static void on_sock(int fd, uint32_t events, void *arg)
 	dev_detach(d, r == 0 ? "connection closed" : r < 0 ? strerror(errno) : "unexpected message");
 }
 
+/* allow-uid / allow-gid: may the backend on fd stay?  Refusals are
+ * counted and, now and then, logged. */
+static bool peer_allowed(struct vu_dev *d, int fd)
+{
+	struct vf_peer peer;
+	char why[96], who[64];
+
+	if (vf_access_check(&d->access, false, fd, &peer, why, sizeof(why)) == 0) {
+		d->peer = peer;
+		VF_INFO("%s: backend pid %d uid %u gid %u", d->port->name, (int)peer.pid,
+			(unsigned int)peer.uid, (unsigned int)peer.gid);
+		return true;
+	}
+	d->peer_rejects++;
+	snprintf(d->last_refused, sizeof(d->last_refused), "%s: %s",
+		 vf_peer_str(&peer, who, sizeof(who)), why);
+	if (vf_access_log_due(d->peer_rejects))
+		VF_WARN("%s: backend on %s refused (%" PRIu64 " so far): %s", d->port->name,
+			d->path, d->peer_rejects, d->last_refused);
+	return false;
+}
+
 static void dev_attach(struct vu_dev *d, int fd)
 {
 	struct vu_fe_want w = { d->want_mrg, d->want_inorder, d->nqp, d->packed };
+
+	if (!peer_allowed(d, fd)) {
+		close(fd);
+		return;
+	}
 
 	d->fe.fd = fd;
 	d->fe.timeout_ms = VU_REPLY_TIMEOUT_MS;
@@ -415,6 +448,7 @@ static const struct vf_kvdef vu_keys[] = {
 	{ "packed_vq", VF_KV_BOOL, 0, 1, NULL, "0", "1: packed rings (VIRTIO_F_RING_PACKED; the backend must offer it)" },
 	{ "server", VF_KV_BOOL, 0, 1, NULL, "0",
 	  "1: listen on path and accept the backend (again after it restarts)" },
+	VF_ACCESS_KEYS,
 	{ NULL, 0, 0, 0, NULL, NULL, NULL },
 };
 
@@ -477,6 +511,19 @@ static int vu_probe(struct vf_port *port, const struct vf_devargs *da)
 	d->want_inorder = vf_devargs_bool(da, "in_order", true);
 	d->server = vf_devargs_bool(da, "server", false);
 	d->packed = vf_devargs_bool(da, "packed_vq", false);
+	{
+		char err[160];
+
+		if (vf_access_from_devargs(&d->access, da, err, sizeof(err)) < 0) {
+			VF_ERR("%s: virtio_user: %s", port->name, err);
+			free(d);
+			return -EINVAL;
+		}
+	}
+	if (!d->server && vf_access_file_keys(&d->access))
+		VF_WARN("%s: socket-mode and socket-group apply to the socket server=1 creates; "
+			"ignored", port->name);
+	vf_sock_warn_dir(port->name, d->path);
 	d->listenfd = -1;
 	d->fe.fd = -1;
 	d->socket_id = (int)rte_socket_id();
@@ -488,7 +535,7 @@ static int vu_probe(struct vf_port *port, const struct vf_devargs *da)
 	vf_ctl_start();
 	if (d->server) {
 		char err[160];
-		int fd = vu_sock_listen(d->path, err, sizeof(err));
+		int fd = vu_sock_listen(d->path, &d->access, err, sizeof(err));
 
 		if (fd < 0) {
 			VF_ERR("%s: %s", port->name, err);
@@ -509,7 +556,7 @@ static int vu_probe(struct vf_port *port, const struct vf_devargs *da)
 		}
 		vf_ctl_call(do_attach, &a);
 		if (!d->negotiated) {
-			rc = -EPROTO;
+			rc = d->peer_rejects ? -EPERM : -EPROTO;
 			goto fail;
 		}
 	}
@@ -720,11 +767,11 @@ static void vu_stats_reset(struct vf_port *port)
 static int vu_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned int n)
 {
 	struct vu_dev *d = port->priv;
-	uint64_t v[13] = { d->link_down, d->connects, d->ring_broken, d->start_fail };
-	static const char *const names[13] = {
+	uint64_t v[14] = { d->link_down, d->connects, d->ring_broken, d->start_fail };
+	static const char *const names[14] = {
 		"link_down_events", "backend_connects", "ring_broken", "start_failures",
 		"used_bad_id", "used_bad_len", "used_idx_jump", "rx_bad_len", "rx_bad_hdr",
-		"rx_kicks", "tx_kicks", "rx_nombuf", "used_bad_flags",
+		"rx_kicks", "tx_kicks", "rx_nombuf", "used_bad_flags", "peer_rejects",
 	};
 	unsigned int i;
 
@@ -746,11 +793,12 @@ static int vu_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned int
 		v[10] += t->st.kicks;
 		v[11] += r->st.nombuf;
 	}
-	for (i = 0; i < 13 && i < n; i++) {
+	v[13] = d->peer_rejects;
+	for (i = 0; i < 14 && i < n; i++) {
 		snprintf(xs[i].name, sizeof(xs[i].name), "%s", names[i]);
 		xs[i].value = v[i];
 	}
-	return 13;
+	return 14;
 }
 
 static void vu_info(struct vf_port *port, struct vf_out *o)
@@ -767,6 +815,10 @@ static void vu_info(struct vf_port *port, struct vf_out *o)
 	vf_out_bool(o, "in_order", d->fe.features & (1ull << VIRTIO_F_IN_ORDER));
 	vf_out_bool(o, "mrg_rxbuf", d->fe.features & (1ull << VIRTIO_NET_F_MRG_RXBUF));
 	vf_out_bool(o, "packed", d->packed);
+	vf_peer_info(o, &d->peer);
+	vf_access_info(o, &d->access, false, d->server ? d->path : NULL);
+	vf_out_u64(o, "peer_rejects", d->peer_rejects);
+	vf_out_str(o, "last_refused", d->last_refused);
 }
 
 static void vu_ring_info(struct vf_port *port, struct vf_out *o)

@@ -30,11 +30,10 @@ int vu_sock_connect(const char *path, bool nonblock)
 	return fd;
 }
 
-int vu_sock_listen(const char *path, char *err, size_t errlen)
+int vu_sock_listen(const char *path, const struct vf_access *acc, char *err, size_t errlen)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct stat st;
-	int fd;
+	int fd, rc;
 
 	if (stat(path, &st) == 0) {
 		/* A live listener keeps its socket; a stale file is replaced. */
@@ -54,10 +53,11 @@ int vu_sock_listen(const char *path, char *err, size_t errlen)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		goto fail;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 1) < 0) {
+	/* Mode and group are set before the file appears at path. */
+	rc = vf_sock_listen_file(fd, path, acc, 1, err, errlen);
+	if (rc < 0) {
 		close(fd);
-		goto fail;
+		return rc;
 	}
 	return fd;
 fail:

@@ -19,6 +19,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(spec, data, size);
 	spec[size] = '\0';
+	/* Redaction (for logs and show) over any spec and any buffer size. */
+	{
+		char out[300];
+		size_t n = size ? 1 + data[0] % sizeof(out) : sizeof(out);
+
+		vf_devargs_redact(spec, out, n);
+		if (strlen(out) >= n)
+			abort();
+	}
 	if (vf_devargs_split(spec, drv, sizeof(drv), &rest, err, sizeof(err)) == 0) {
 		for (unsigned int i = 0; vf_driver_at(i); i++)
 			vf_devargs_parse(rest, vf_driver_at(i)->keys, &da, err, sizeof(err));

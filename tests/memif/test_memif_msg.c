@@ -15,7 +15,8 @@
 #define LOG2 4
 
 static struct memif_sock *sock;
-static struct memif_if *srv, *srv_secret;
+static struct memif_if *srv, *srv_secret, *srv_secret24;
+#define SECRET24 "0123456789abcdefghijklmn"	/* exactly MEMIF_SECRET_SZ */
 static int fds_before;
 
 static struct memif_if *make_if(bool server, uint32_t id, const char *secret)
@@ -44,11 +45,14 @@ static int setup(void **state)
 	assert_non_null(sock);
 	srv = make_if(true, 5, NULL);
 	srv_secret = make_if(true, 6, "s3cret");
+	srv_secret24 = make_if(true, 7, SECRET24);
+	assert_int_equal(strlen(srv_secret24->cfg.secret), MEMIF_SECRET_SZ);
 	assert_int_equal(memif_sock_attach(sock, srv, err, sizeof(err)), 0);
 	assert_int_equal(memif_sock_attach(sock, srv_secret, err, sizeof(err)), 0);
+	assert_int_equal(memif_sock_attach(sock, srv_secret24, err, sizeof(err)), 0);
 	/* Enabled as at port start: timers exist, nobody runs them here. */
-	srv->enabled = srv_secret->enabled = true;
-	srv->state = srv_secret->state = MEMIF_ST_LISTENING;
+	srv->enabled = srv_secret->enabled = srv_secret24->enabled = true;
+	srv->state = srv_secret->state = srv_secret24->state = MEMIF_ST_LISTENING;
 	fds_before = count_fds();
 	return 0;
 }
@@ -64,8 +68,10 @@ static int global_teardown(void **state)
 {
 	memif_sock_detach(sock, srv);
 	memif_sock_detach(sock, srv_secret);
+	memif_sock_detach(sock, srv_secret24);
 	memif_if_free(srv);
 	memif_if_free(srv_secret);
+	memif_if_free(srv_secret24);
 	memif_sock_put(sock);
 	return 0;
 }
@@ -277,19 +283,68 @@ static void test_id_and_mode(void **state)
 
 static void test_secret(void **state)
 {
-	struct pair p = accept_pair();
-	struct memif_msg m = msg_init(6, NULL);
+	/* Missing, wrong, a prefix, a longer one: one answer for all, so a
+	 * peer cannot tell "missing" from "wrong". */
+	static const char *const bad[] = { NULL, "wrong", "s3cre", "s3cret!", "S3cret" };
+	struct pair p;
+	struct memif_msg m;
 
-	expect_disconnect(&p, &m, sizeof(m), -1, -1, "Secret required");
-	p = accept_pair();
-	m = msg_init(6, "wrong");
-	expect_disconnect(&p, &m, sizeof(m), -1, -1, "Incorrect secret");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		p = accept_pair();
+		m = msg_init(6, bad[i]);
+		expect_disconnect(&p, &m, sizeof(m), -1, -1, "Incorrect secret");
+	}
 	p = accept_pair();
 	m = msg_init(6, "s3cret");
 	expect_ack(&p, &m, -1);
 	close(p.peer);
 	assert_int_equal(memif_conn_input(p.c), -1);
 	assert_int_equal(srv_secret->state, MEMIF_ST_LISTENING);
+
+	/* Bytes after the peer's NUL do not count (DPDK compares strings). */
+	p = accept_pair();
+	m = msg_init(6, "s3cret");
+	memcpy(m.init.secret + 7, "junk", 4);
+	expect_ack(&p, &m, -1);
+	close(p.peer);
+	assert_int_equal(memif_conn_input(p.c), -1);
+
+	/* 24 bytes exactly: the whole field, no NUL. */
+	p = accept_pair();
+	m = msg_init(7, SECRET24);
+	expect_ack(&p, &m, -1);
+	close(p.peer);
+	assert_int_equal(memif_conn_input(p.c), -1);
+	p = accept_pair();
+	m = msg_init(7, SECRET24);
+	m.init.secret[MEMIF_SECRET_SZ - 1] = 'x';
+	expect_disconnect(&p, &m, sizeof(m), -1, -1, "Incorrect secret");
+	p = accept_pair();
+	m = msg_init(7, "0123456789abcdefghijklm");	/* 23 of the 24 */
+	expect_disconnect(&p, &m, sizeof(m), -1, -1, "Incorrect secret");
+	/* A server without a secret takes any (as DPDK). */
+	p = accept_pair();
+	m = msg_init(5, "anything");
+	expect_ack(&p, &m, -1);
+	close(p.peer);
+	assert_int_equal(memif_conn_input(p.c), -1);
+}
+
+static void test_secret_equal(void **state)
+{
+	uint8_t f[MEMIF_SECRET_SZ] = { 0 };
+
+	assert_true(memif_secret_equal("", f));
+	memcpy(f, "abc", 3);
+	assert_true(memif_secret_equal("abc", f));
+	assert_false(memif_secret_equal("abd", f));
+	assert_false(memif_secret_equal("ab", f));
+	assert_false(memif_secret_equal("abcd", f));
+	assert_false(memif_secret_equal("", f));
+	memcpy(f, SECRET24, MEMIF_SECRET_SZ);
+	assert_true(memif_secret_equal(SECRET24, f));
+	f[0] ^= 1;
+	assert_false(memif_secret_equal(SECRET24, f));
 }
 
 static void test_regions(void **state)
@@ -493,6 +548,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_out_of_order, teardown),
 		cmocka_unit_test_teardown(test_id_and_mode, teardown),
 		cmocka_unit_test_teardown(test_secret, teardown),
+		cmocka_unit_test(test_secret_equal),
 		cmocka_unit_test_teardown(test_regions, teardown),
 		cmocka_unit_test_teardown(test_rings, teardown),
 		cmocka_unit_test_teardown(test_bad_cookie, teardown),

@@ -48,7 +48,8 @@ got = complete("vhostd --fwd ma")
 if set(got) != {"mac", "macswap"}:
     fail(f"--fwd ma -> {got}")
 got = complete("vhostd --port vhost,")
-if set(got) != {"vhost,iface=", "vhost,queues=", "vhost,client="}:
+if set(got) != {"vhost,iface=", "vhost,queues=", "vhost,client=", "vhost,socket-mode=",
+                "vhost,socket-group=", "vhost,allow-uid=", "vhost,allow-gid="}:
     fail(f"--port vhost, -> {got}")
 got = complete("vhostd --port vhost,client=")
 if set(got) not in ({"vhost,client=0", "vhost,client=1"}, {"0", "1"}):
