@@ -49,6 +49,7 @@ struct memif_region {
 	bool owned;		/* we created it (client): vf_mem_shared_free */
 	bool borrowed;		/* zero-copy: DPDK's own memory, fd owned by DPDK */
 	uint64_t map_off;	/* borrowed: where our mapped part starts */
+	int pm;			/* peer mapping handle (vf_peermem), 0: none */
 };
 
 /* Zero-copy: one of our DPDK memory regions as the peer sees it. */
@@ -145,6 +146,7 @@ struct memif_if {
 	char peer_if[MEMIF_NAME_SZ + 1];	/* CONNECT/CONNECTED if_name */
 	uint64_t nb_connects, nb_disconnects, ctl_rejects;
 	uint64_t link_changes;
+	uint64_t mem_faults;	/* peer truncated a region under us (SIGBUS) */
 };
 
 /* A control connection (one per client interface, many per listener). */

@@ -12,6 +12,7 @@
 #include "memif.h"
 #include "vf_log.h"
 #include "vf_mem.h"
+#include "vf_peermem.h"
 #include "vf_sync.h"
 
 const char *memif_state_name(enum memif_state st)
@@ -174,11 +175,28 @@ int memif_if_build_regions(struct memif_if *mif)
 	return 0;
 }
 
+/* Control thread: the client truncated one of its regions and a core (or
+ * we) touched it; the region now reads zeros.  Drop the connection. */
+static void region_fault(void *arg, void *addr)
+{
+	struct memif_if *mif = arg;
+
+	(void)addr;
+	mif->mem_faults++;
+	VF_WARN("memif %s: the peer truncated a shared region under us (SIGBUS); disconnecting",
+		mif->cfg.if_name);
+	if (mif->conn != NULL)
+		memif_conn_close(mif->conn, "Peer memory truncated");
+	else
+		memif_if_teardown(mif, "Peer memory truncated");
+}
+
 int memif_if_map_peer(struct memif_if *mif, char *reason, size_t len)
 {
 	for (uint16_t i = 0; i < mif->nregions; i++) {
 		struct memif_region *r = &mif->regions[i];
 		void *a = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+		int h;
 
 		if (a == MAP_FAILED) {
 			snprintf(reason, len, "Device error");
@@ -187,6 +205,15 @@ int memif_if_map_peer(struct memif_if *mif, char *reason, size_t len)
 			return -1;
 		}
 		r->addr = a;
+		/* From here a shrinking file is survived (vf_peermem.h). */
+		h = vf_peermem_register(a, r->size, region_fault, mif);
+		if (h < 0) {
+			snprintf(reason, len, "Device error");
+			VF_ERR("memif %s: region %u: cannot watch the mapping: %s",
+			       mif->cfg.if_name, i, strerror(-h));
+			return -1;
+		}
+		r->pm = h;
 	}
 	for (uint16_t i = 0; i < mif->n_c2s + mif->n_s2c; i++) {
 		bool c2s = i < mif->n_c2s;
@@ -326,6 +353,8 @@ void memif_if_teardown(struct memif_if *mif, const char *reason)
 		} else if (r->owned) {
 			vf_mem_shared_free(r->addr, r->size, r->fd);
 		} else {
+			vf_peermem_unregister(r->pm);
+			r->pm = 0;
 			if (r->addr != NULL)
 				munmap(r->addr, r->size);
 			close(r->fd);

@@ -306,6 +306,7 @@ static int memif_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned 
 	XS("memif_ctl_rejects", mif->ctl_rejects);
 	XS("memif_bad_desc", bad_desc);
 	XS("memif_ring_errors", ring_err);
+	XS("memif_mem_faults", mif->mem_faults);
 #undef XS
 	return k;
 }
@@ -315,6 +316,7 @@ static void memif_xstats_reset(struct vf_port *port)
 	struct memif_if *mif = port->priv;
 
 	mif->nb_connects = mif->nb_disconnects = mif->ctl_rejects = 0;
+	mif->mem_faults = 0;
 	for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
 		mif->rxq[i].bad_desc = mif->txq[i].bad_desc = 0;
 		mif->rxq[i].ring_err = mif->txq[i].ring_err = 0;
@@ -346,6 +348,7 @@ static void do_info(void *arg)
 	vf_out_u64(o, "connects", mif->nb_connects);
 	vf_out_u64(o, "disconnects", mif->nb_disconnects);
 	vf_out_u64(o, "ctl_rejects", mif->ctl_rejects);
+	vf_out_u64(o, "mem_faults", mif->mem_faults);
 	/* For leak checks across reconnects (copy mode holds no mbuf). */
 	if (mif->pool != NULL)
 		vf_out_u64(o, "pool_in_use", rte_mempool_in_use_count(mif->pool));

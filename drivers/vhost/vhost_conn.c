@@ -39,6 +39,11 @@ static void drop_conn(struct vh_dev *dev, const char *why)
 	vh_dev_disconnect(dev);
 }
 
+static void drop_cb(struct vh_dev *dev, const char *why)
+{
+	drop_conn(dev, why);
+}
+
 static void on_msg(int fd, uint32_t events, void *arg)
 {
 	struct vh_dev *dev = arg;
@@ -172,6 +177,8 @@ static void open_fn(void *arg)
 {
 	struct open_args *a = arg;
 	struct vh_dev *dev = a->dev;
+
+	dev->drop = drop_cb;
 
 	if (!dev->client) {
 		a->rc = listen_on(dev);

@@ -40,6 +40,10 @@ struct vh_dev {
 	uint64_t link_changes;
 	uint64_t connections, ctl_rejects;
 	char last_error[128];		/* why the last connection was closed */
+	uint64_t mem_faults;		/* front-end truncated its memory (SIGBUS) */
+	bool mem_unsealed;		/* a region of the table can shrink */
+	/* Drops the connection (vhost_conn.c); NULL: vh_dev_disconnect. */
+	void (*drop)(struct vh_dev *dev, const char *why);
 
 	/* socket (vhost_conn.c) */
 	char path[108];

@@ -184,6 +184,7 @@ static int vhost_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned 
 	PUT(dev->connections, "connections");
 	PUT(dev->ctl_rejects, "ctl_rejects");
 	PUT(dev->link_changes, "link_changes");
+	PUT(dev->mem_faults, "mem_faults");
 #undef PUT
 	return (int)k;
 }
@@ -201,6 +202,8 @@ static void vhost_info(struct vf_port *port, struct vf_out *o)
 		    (unsigned long long)dev->protocol_features);
 	vf_out_strf(o, "status", "0x%x", dev->status);
 	vf_out_u64(o, "mem_regions", dev->mem.nregions);
+	vf_out_bool(o, "mem_sealed", dev->mem.nregions > 0 && !dev->mem_unsealed);
+	vf_out_u64(o, "mem_faults", dev->mem_faults);
 	vf_out_u64(o, "connections", dev->connections);
 	vf_out_str(o, "last_error", dev->last_error);
 }

@@ -145,6 +145,23 @@ static int h_reset_owner(struct vh_ctx *c)
 	return 0;
 }
 
+/* Control thread: the front-end truncated its memory under us; a core
+ * touched it and now reads zeros there.  The connection goes. */
+static void mem_fault(void *arg, void *addr)
+{
+	struct vh_dev *dev = arg;
+
+	(void)addr;
+	dev->mem_faults++;
+	snprintf(dev->last_error, sizeof(dev->last_error),
+		 "front-end memory truncated under us (SIGBUS)");
+	VF_WARN("%s: %s; closing the connection", dev->name, dev->last_error);
+	if (dev->drop != NULL)
+		dev->drop(dev, "memory truncated");
+	else
+		vh_dev_disconnect(dev);
+}
+
 static int h_set_mem_table(struct vh_ctx *c)
 {
 	struct vh_dev *dev = c->dev;
@@ -158,6 +175,13 @@ static int h_set_mem_table(struct vh_ctx *c)
 	stop_rings(dev, -1);
 	vh_mem_unmap(&dev->mem);
 	dev->mem = fresh;
+	dev->mem_unsealed = false;
+	for (uint32_t i = 0; i < dev->mem.nregions; i++)
+		dev->mem_unsealed |= !dev->mem.r[i].sealed;
+	if (vh_mem_watch(&dev->mem, mem_fault, dev) != 0) {
+		vh_mem_unmap(&dev->mem);
+		return reject(c, "SET_MEM_TABLE: cannot watch the mappings");
+	}
 	for (unsigned int i = 0; i < 2u * dev->nb_qp; i++) {
 		struct vh_vq *vq = &dev->vq[i];
 		const char *w;
