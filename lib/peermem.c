@@ -157,6 +157,12 @@ static void install(void)
 		install_rc = vf_ctl_add_fd(efd, on_event, NULL);
 }
 
+int vf_peermem_init(void)
+{
+	pthread_once(&once, install);
+	return install_rc;
+}
+
 int vf_peermem_register(void *addr, size_t len, vf_peermem_cb cb, void *arg)
 {
 	long pg = sysconf(_SC_PAGESIZE);

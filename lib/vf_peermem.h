@@ -25,6 +25,10 @@
  * mapping; addr is the registered start. */
 typedef void (*vf_peermem_cb)(void *arg, void *addr);
 
+/* The process-wide part, once: the control thread, its eventfd, the
+ * handler.  Idempotent; vf_peermem_register calls it.  0 or -errno. */
+int vf_peermem_init(void);
+
 /* Watch [addr, addr+len) (what mmap returned and its length).  Installs
  * the SIGBUS handler on first use and starts the control thread.  Returns
  * a handle > 0, or -errno (-ENOSPC: registry full). */
