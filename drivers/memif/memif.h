@@ -82,6 +82,10 @@ struct memif_queue {
 	uint16_t port_id;	/* for received mbufs */
 	/* single writer (the core polling this queue) */
 	uint64_t pkts, bytes, errors, nombuf, bad_desc, ring_err;
+	/* control thread: rx, published by the peer but still in the ring
+	 * when the connection went (dropped); tx, offered while no peer */
+	uint64_t undelivered;
+	uint64_t nopeer;	/* single writer (the core) */
 	/* zero-copy (client only): the mbuf behind each slot, our regions */
 	struct rte_mbuf **zc_mbufs;
 	uint16_t zc_freed;	/* tx: slots before this are released */
@@ -147,6 +151,7 @@ struct memif_if {
 	uint64_t nb_connects, nb_disconnects, ctl_rejects;
 	uint64_t link_changes;
 	uint64_t mem_faults;	/* peer truncated a region under us (SIGBUS) */
+	bool mem_fault;		/* that is why the connection goes: no drain */
 };
 
 /* A control connection (one per client interface, many per listener). */
@@ -208,6 +213,10 @@ void memif_if_connected(struct memif_if *mif);
 /* Mark queues not ready, wait for the cores, unmap, close fds, link down.
  * reason NULL keeps the last one.  Safe to call in any state. */
 void memif_if_teardown(struct memif_if *mif, const char *reason);
+/* Before a teardown: let the cores take what the peer already published
+ * in our receive rings (bounded: until no progress for a few ms); what is
+ * left is counted in undelivered. */
+void memif_if_drain(struct memif_if *mif);
 
 /* ---- memif_msg.c: message handler (no socket calls) ---- */
 /* Handles one received message of len bytes with fd (-1: none), which it

@@ -287,12 +287,14 @@ static void memif_stats_reset(struct vf_port *port)
 static int memif_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned int n)
 {
 	struct memif_if *mif = port->priv;
-	uint64_t bad_desc = 0, ring_err = 0;
+	uint64_t bad_desc = 0, ring_err = 0, undelivered = 0, nopeer = 0;
 	unsigned int k = 0;
 
 	for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
 		bad_desc += mif->rxq[i].bad_desc + mif->txq[i].bad_desc;
 		ring_err += mif->rxq[i].ring_err + mif->txq[i].ring_err;
+		undelivered += mif->rxq[i].undelivered;
+		nopeer += mif->txq[i].nopeer;
 	}
 #define XS(nm, v) do {							\
 		if (k < n) {						\
@@ -307,6 +309,8 @@ static int memif_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned 
 	XS("memif_bad_desc", bad_desc);
 	XS("memif_ring_errors", ring_err);
 	XS("memif_mem_faults", mif->mem_faults);
+	XS("memif_rx_dropped_disconnect", undelivered);
+	XS("memif_tx_dropped_no_peer", nopeer);
 #undef XS
 	return k;
 }
@@ -320,6 +324,7 @@ static void memif_xstats_reset(struct vf_port *port)
 	for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
 		mif->rxq[i].bad_desc = mif->txq[i].bad_desc = 0;
 		mif->rxq[i].ring_err = mif->txq[i].ring_err = 0;
+		mif->rxq[i].undelivered = mif->txq[i].nopeer = 0;
 	}
 }
 
