@@ -36,6 +36,9 @@ static void drop_conn(struct vh_dev *dev, const char *why)
 	close(dev->conn_fd);
 	dev->conn_fd = -1;
 	VF_INFO("%s: front-end disconnected (%s)", dev->name, why);
+	/* What it transmitted before it went is still taken. */
+	if (dev->mem_faults == 0 || strcmp(why, "memory truncated") != 0)
+		vh_dev_drain(dev, -1);
 	vh_dev_disconnect(dev);
 }
 
@@ -179,6 +182,7 @@ static void open_fn(void *arg)
 	struct vh_dev *dev = a->dev;
 
 	dev->drop = drop_cb;
+	dev->drain_idle_us = 10000;
 
 	if (!dev->client) {
 		a->rc = listen_on(dev);

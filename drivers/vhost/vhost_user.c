@@ -90,6 +90,24 @@ static void stop_rings(struct vh_dev *dev, int only)
 		vf_sync_wait();
 }
 
+void vh_dev_drain(struct vh_dev *dev, int only)
+{
+	const uint64_t *ctr[VH_MAX_VRINGS];
+	unsigned int n = 0;
+
+	if (dev->drain_idle_us == 0)
+		return;
+	for (unsigned int i = 1; i < 2u * dev->nb_qp; i += 2) {
+		struct vh_vq *vq = &dev->vq[i];
+
+		if ((only < 0 || (unsigned int)only == i) &&
+		    __atomic_load_n(&vq->ready, __ATOMIC_ACQUIRE) && !vq->dp_broken)
+			ctr[n++] = &vq->st.packets;
+	}
+	if (n)
+		vf_sync_idle(ctr, n, dev->drain_idle_us, 50 * dev->drain_idle_us);
+}
+
 static void close_fd(int *fd)
 {
 	if (*fd >= 0)
@@ -256,7 +274,9 @@ static int h_get_vring_base(struct vh_ctx *c)
 {
 	struct vh_vq *vq = c->vq;
 
-	/* Stops the ring; the index is reported as it was (pitfall 9). */
+	/* Takes what the front-end already put in the ring, then stops it;
+	 * the index is reported as it was (pitfall 9). */
+	vh_dev_drain(c->dev, vq->idx);
 	stop_rings(c->dev, vq->idx);
 	c->reply->p.state.index = vq->idx;
 	c->reply->p.state.num = vq->packed ?

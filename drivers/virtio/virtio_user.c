@@ -86,6 +86,10 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* Drain after the backend left: until the rx counts stand still this long. */
+#define VU_DRAIN_IDLE_US	10000
+#define VU_DRAIN_MAX_US		500000
+
 /* ---- helpers ---- */
 
 static void q_all(struct vu_dev *d, void (*fn)(struct vu_dev *, struct vio_queue *, void *),
@@ -237,10 +241,27 @@ static void dev_halt(struct vu_dev *d, bool tell)
 	d->running = false;
 }
 
+/* The backend is gone, but what it already put in our receive rings is
+ * ours: the cores take it before the rings are reset (issue 13). */
+static void dev_drain(struct vu_dev *d)
+{
+	const uint64_t *ctr[VU_MAX_QP];
+	unsigned int n = 0;
+
+	if (!d->running)
+		return;
+	for (uint16_t i = 0; i < d->active_qp; i++)
+		if (d->rxq[i] && vio_ready(d->rxq[i]))
+			ctr[n++] = &d->rxq[i]->st.packets;
+	if (n)
+		vf_sync_idle(ctr, n, VU_DRAIN_IDLE_US, VU_DRAIN_MAX_US);
+}
+
 static void dev_detach(struct vu_dev *d, const char *why)
 {
 	bool was_up = d->running;
 
+	dev_drain(d);
 	dev_halt(d, false);
 	if (d->fe.fd >= 0) {
 		vf_ctl_del_fd(d->fe.fd);
