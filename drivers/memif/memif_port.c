@@ -13,6 +13,7 @@
 #include "vf_ctl.h"
 #include "vf_log.h"
 #include "vf_out.h"
+#include "vf_peermem.h"
 #include "vf_port.h"
 
 static const struct vf_kvdef memif_keys[] = {
@@ -71,6 +72,9 @@ static int memif_probe(struct vf_port *port, const struct vf_devargs *da)
 	struct memif_if *mif;
 	struct call c = { 0 };
 
+	/* The SIGBUS guard's one-time fd and handler exist before any peer
+	 * does (fd counts across connections stay flat). */
+	vf_peermem_init();
 	cfg.server = role == ROLE_SERVER || role == ROLE_MASTER;
 	if (role == ROLE_MASTER || role == ROLE_SLAVE)
 		VF_WARN("memif: role=%s is deprecated, use %s", role == ROLE_MASTER ?

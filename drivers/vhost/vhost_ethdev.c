@@ -11,6 +11,7 @@
 
 #include "vf_log.h"
 #include "vf_out.h"
+#include "vf_peermem.h"
 #include "vf_port.h"
 #include "vhost_conn.h"
 #include "vhost_dev.h"
@@ -36,6 +37,9 @@ static int vhost_probe(struct vf_port *port, const struct vf_devargs *da)
 		VF_ERR("%s: vhost: iface=PATH is required", port->name);
 		return -EINVAL;
 	}
+	/* The SIGBUS guard's one-time fd and handler exist before any
+	 * front-end does (fd counts across connections stay flat). */
+	vf_peermem_init();
 	dev = aligned_alloc(RTE_CACHE_LINE_SIZE,
 			    RTE_ALIGN_CEIL(sizeof(*dev), RTE_CACHE_LINE_SIZE));
 	if (!dev)
