@@ -150,7 +150,7 @@ def soak_sigterm_ours():
         peer = Proc([binary("vfwd"), "-l", "0-1", "--main-lcore", "1", "--port",
                      f"memif,role=client,id=0,socket={path},socket-abstract=no",
                      "--fwd", "txonly"], interactive=False)
-        time.sleep(0.3)		# traffic flowing
+        time.sleep(1.0)		# traffic flowing (the peer starts its EAL first)
         t0 = time.monotonic()
         srv.send_signal(signal.SIGTERM)
         try:
