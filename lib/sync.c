@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <rte_lcore.h>
 #include <rte_malloc.h>
@@ -44,4 +46,42 @@ void vf_sync_wait(void)
 	/* Threads that are offline (not forwarding) count as quiescent. */
 	if (qs)
 		rte_rcu_qsbr_synchronize(qs, RTE_QSBR_THRID_INVALID);
+}
+
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+uint64_t vf_sync_idle(const uint64_t *const *ctr, unsigned int n,
+		      unsigned int idle_us, unsigned int max_us)
+{
+	uint64_t first[64], seen[64], start = mono_us(), moved = start, sum = 0;
+
+	if (n > 64)
+		n = 64;
+	for (unsigned int i = 0; i < n; i++)
+		first[i] = seen[i] = __atomic_load_n(ctr[i], __ATOMIC_RELAXED);
+	for (;;) {
+		uint64_t t;
+
+		for (unsigned int i = 0; i < n; i++) {
+			uint64_t v = __atomic_load_n(ctr[i], __ATOMIC_RELAXED);
+
+			if (v != seen[i]) {
+				seen[i] = v;
+				moved = mono_us();
+			}
+		}
+		t = mono_us();
+		if (t - moved >= idle_us || t - start >= max_us)
+			break;
+		usleep(50);
+	}
+	for (unsigned int i = 0; i < n; i++)
+		sum += seen[i] - first[i];
+	return sum;
 }

@@ -7,6 +7,8 @@
 #ifndef VF_SYNC_H
 #define VF_SYNC_H
 
+#include <stdint.h>
+
 void vf_sync_wait(void);
 
 /* Engine side: a forwarding core registers, reports a quiescent state
@@ -15,5 +17,12 @@ void vf_sync_thread_online(unsigned int lcore);
 void vf_sync_thread_offline(unsigned int lcore);
 void vf_sync_quiescent(unsigned int lcore);
 int vf_sync_init(void);
+
+/* Drain: the control thread lets the forwarding cores go on taking what a
+ * peer already published, and returns once none of the n counters (each
+ * written by one core, e.g. a queue's packet count) moved for idle_us, or
+ * after max_us in all.  Returns how many of them moved. */
+uint64_t vf_sync_idle(const uint64_t *const *ctr, unsigned int n,
+		      unsigned int idle_us, unsigned int max_us);
 
 #endif

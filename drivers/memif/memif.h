@@ -50,6 +50,7 @@ struct memif_region {
 	bool owned;		/* we created it (client): vf_mem_shared_free */
 	bool borrowed;		/* zero-copy: DPDK's own memory, fd owned by DPDK */
 	uint64_t map_off;	/* borrowed: where our mapped part starts */
+	int pm;			/* peer mapping handle (vf_peermem), 0: none */
 };
 
 /* Zero-copy: one of our DPDK memory regions as the peer sees it. */
@@ -82,6 +83,10 @@ struct memif_queue {
 	uint16_t port_id;	/* for received mbufs */
 	/* single writer (the core polling this queue) */
 	uint64_t pkts, bytes, errors, nombuf, bad_desc, ring_err;
+	/* control thread: rx, published by the peer but still in the ring
+	 * when the connection went (dropped); tx, offered while no peer */
+	uint64_t undelivered;
+	uint64_t nopeer;	/* single writer (the core) */
 	/* zero-copy (client only): the mbuf behind each slot, our regions */
 	struct rte_mbuf **zc_mbufs;
 	uint16_t zc_freed;	/* tx: slots before this are released */
@@ -150,6 +155,8 @@ struct memif_if {
 	struct vf_peer peer;		/* credentials of the last peer let in */
 	uint64_t peer_rejects;		/* client: servers refused (allow-uid/gid) */
 	char last_refused[128];		/* client: who and why */
+	uint64_t mem_faults;	/* peer truncated a region under us (SIGBUS) */
+	bool mem_fault;		/* that is why the connection goes: no drain */
 };
 
 /* A control connection (one per client interface, many per listener). */
@@ -215,6 +222,10 @@ void memif_if_connected(struct memif_if *mif);
 /* Mark queues not ready, wait for the cores, unmap, close fds, link down.
  * reason NULL keeps the last one.  Safe to call in any state. */
 void memif_if_teardown(struct memif_if *mif, const char *reason);
+/* Before a teardown: let the cores take what the peer already published
+ * in our receive rings (bounded: until no progress for a few ms); what is
+ * left is counted in undelivered. */
+void memif_if_drain(struct memif_if *mif);
 
 /* ---- memif_msg.c: message handler (no socket calls) ---- */
 /* Handles one received message of len bytes with fd (-1: none), which it

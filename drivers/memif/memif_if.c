@@ -7,11 +7,14 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "common/vring_sync.h"
 #include "memif.h"
 #include "vf_log.h"
 #include "vf_mem.h"
+#include "vf_peermem.h"
 #include "vf_sync.h"
 
 const char *memif_state_name(enum memif_state st)
@@ -174,11 +177,29 @@ int memif_if_build_regions(struct memif_if *mif)
 	return 0;
 }
 
+/* Control thread: the client truncated one of its regions and a core (or
+ * we) touched it; the region now reads zeros.  Drop the connection. */
+static void region_fault(void *arg, void *addr)
+{
+	struct memif_if *mif = arg;
+
+	(void)addr;
+	mif->mem_faults++;
+	mif->mem_fault = true;
+	VF_WARN("memif %s: the peer truncated a shared region under us (SIGBUS); disconnecting",
+		mif->cfg.if_name);
+	if (mif->conn != NULL)
+		memif_conn_close(mif->conn, "Peer memory truncated");
+	else
+		memif_if_teardown(mif, "Peer memory truncated");
+}
+
 int memif_if_map_peer(struct memif_if *mif, char *reason, size_t len)
 {
 	for (uint16_t i = 0; i < mif->nregions; i++) {
 		struct memif_region *r = &mif->regions[i];
 		void *a = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+		int h;
 
 		if (a == MAP_FAILED) {
 			snprintf(reason, len, "Device error");
@@ -187,6 +208,15 @@ int memif_if_map_peer(struct memif_if *mif, char *reason, size_t len)
 			return -1;
 		}
 		r->addr = a;
+		/* From here a shrinking file is survived (vf_peermem.h). */
+		h = vf_peermem_register(a, r->size, region_fault, mif);
+		if (h < 0) {
+			snprintf(reason, len, "Device error");
+			VF_ERR("memif %s: region %u: cannot watch the mapping: %s",
+			       mif->cfg.if_name, i, strerror(-h));
+			return -1;
+		}
+		r->pm = h;
 	}
 	for (uint16_t i = 0; i < mif->n_c2s + mif->n_s2c; i++) {
 		bool c2s = i < mif->n_c2s;
@@ -281,12 +311,84 @@ void memif_if_connected(struct memif_if *mif)
 	mif->link_up = true;
 	mif->link_changes++;
 	mif->nb_connects++;
+	mif->mem_fault = false;
 	mif->reason[0] = '\0';
 	VF_INFO("memif %s: connected (%s, id %u) to \"%s\" %s (pid %d uid %u gid %u): "
 		"%u rx / %u tx rings of %u, %u region(s)",
 		mif->cfg.if_name, srv ? "server" : "client", mif->cfg.id,
 		mif->peer_name, mif->peer_if, (int)mif->peer.pid, (unsigned int)mif->peer.uid,
 		(unsigned int)mif->peer.gid, nrx, ntx, 1u << mif->run_log2, mif->nregions);
+}
+
+#define DRAIN_IDLE_US	20000	/* give up after this long without progress */
+#define DRAIN_MAX_US	500000
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+void memif_if_drain(struct memif_if *mif)
+{
+	uint16_t target[MEMIF_MAX_QUEUES], seen[MEMIF_MAX_QUEUES];
+	uint64_t start = now_us(), progress = start, left = 0;
+	bool any = false;
+
+	if (mif->mem_fault)
+		return;
+	for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
+		struct memif_queue *q = &mif->rxq[i];
+		uint16_t last = __atomic_load_n(&q->last, __ATOMIC_RELAXED);
+
+		target[i] = seen[i] = last;
+		if (!__atomic_load_n(&q->ready, __ATOMIC_ACQUIRE) || q->broken || q->ring == NULL)
+			continue;
+		/* What the peer published: server rx reads the client's
+		 * head, client rx the server's tail. */
+		uint16_t prod = mif->cfg.server ? vf_load_acq16(&q->ring->head)
+						: vf_load_acq16(&q->ring->tail);
+
+		if ((uint16_t)(prod - last) <= q->size) {
+			target[i] = prod;
+			any |= prod != last;
+		}
+	}
+	while (any) {
+		uint64_t t;
+
+		any = false;
+		for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
+			struct memif_queue *q = &mif->rxq[i];
+			uint16_t last = __atomic_load_n(&q->last, __ATOMIC_RELAXED);
+
+			if (last == target[i] || q->broken)
+				continue;
+			if (last != seen[i]) {
+				seen[i] = last;
+				progress = now_us();
+			}
+			any = true;
+		}
+		t = now_us();
+		if (!any || t - progress > DRAIN_IDLE_US || t - start > DRAIN_MAX_US)
+			break;
+		usleep(50);
+	}
+	for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
+		struct memif_queue *q = &mif->rxq[i];
+		uint16_t n = target[i] - __atomic_load_n(&q->last, __ATOMIC_RELAXED);
+
+		if (n <= q->size) {
+			q->undelivered += n;
+			left += n;
+		}
+	}
+	if (left)
+		VF_WARN("memif %s: %" PRIu64 " packet(s) the peer had sent were not taken in time and are dropped (rx_dropped_disconnect)",
+			mif->cfg.if_name, left);
 }
 
 void memif_if_teardown(struct memif_if *mif, const char *reason)
@@ -328,6 +430,8 @@ void memif_if_teardown(struct memif_if *mif, const char *reason)
 		} else if (r->owned) {
 			vf_mem_shared_free(r->addr, r->size, r->fd);
 		} else {
+			vf_peermem_unregister(r->pm);
+			r->pm = 0;
 			if (r->addr != NULL)
 				munmap(r->addr, r->size);
 			close(r->fd);

@@ -13,6 +13,7 @@
 #include "vf_ctl.h"
 #include "vf_log.h"
 #include "vf_out.h"
+#include "vf_peermem.h"
 #include "vf_port.h"
 
 static const struct vf_kvdef memif_keys[] = {
@@ -73,6 +74,9 @@ static int memif_probe(struct vf_port *port, const struct vf_devargs *da)
 	struct memif_if *mif;
 	struct call c = { 0 };
 
+	/* The SIGBUS guard's one-time fd and handler exist before any peer
+	 * does (fd counts across connections stay flat). */
+	vf_peermem_init();
 	cfg.server = role == ROLE_SERVER || role == ROLE_MASTER;
 	if (role == ROLE_MASTER || role == ROLE_SLAVE)
 		VF_WARN("memif: role=%s is deprecated, use %s", role == ROLE_MASTER ?
@@ -299,12 +303,14 @@ static void memif_stats_reset(struct vf_port *port)
 static int memif_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned int n)
 {
 	struct memif_if *mif = port->priv;
-	uint64_t bad_desc = 0, ring_err = 0;
+	uint64_t bad_desc = 0, ring_err = 0, undelivered = 0, nopeer = 0;
 	unsigned int k = 0;
 
 	for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
 		bad_desc += mif->rxq[i].bad_desc + mif->txq[i].bad_desc;
 		ring_err += mif->rxq[i].ring_err + mif->txq[i].ring_err;
+		undelivered += mif->rxq[i].undelivered;
+		nopeer += mif->txq[i].nopeer;
 	}
 #define XS(nm, v) do {							\
 		if (k < n) {						\
@@ -320,6 +326,9 @@ static int memif_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned 
 	XS("memif_ring_errors", ring_err);
 	XS("memif_peer_rejects", mif->cfg.server && mif->sock ? mif->sock->peer_rejects
 							       : mif->peer_rejects);
+	XS("memif_mem_faults", mif->mem_faults);
+	XS("memif_rx_dropped_disconnect", undelivered);
+	XS("memif_tx_dropped_no_peer", nopeer);
 #undef XS
 	return k;
 }
@@ -329,9 +338,11 @@ static void memif_xstats_reset(struct vf_port *port)
 	struct memif_if *mif = port->priv;
 
 	mif->nb_connects = mif->nb_disconnects = mif->ctl_rejects = 0;
+	mif->mem_faults = 0;
 	for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
 		mif->rxq[i].bad_desc = mif->txq[i].bad_desc = 0;
 		mif->rxq[i].ring_err = mif->txq[i].ring_err = 0;
+		mif->rxq[i].undelivered = mif->txq[i].nopeer = 0;
 	}
 }
 
@@ -370,6 +381,7 @@ static void do_info(void *arg)
 	vf_out_u64(o, "connects", mif->nb_connects);
 	vf_out_u64(o, "disconnects", mif->nb_disconnects);
 	vf_out_u64(o, "ctl_rejects", mif->ctl_rejects);
+	vf_out_u64(o, "mem_faults", mif->mem_faults);
 	/* For leak checks across reconnects (copy mode holds no mbuf). */
 	if (mif->pool != NULL)
 		vf_out_u64(o, "pool_in_use", rte_mempool_in_use_count(mif->pool));

@@ -390,8 +390,10 @@ uint16_t memif_tx_client(void *qv, struct rte_mbuf **pkts, uint16_t n)
 	struct memif_queue *q = qv;
 	uint16_t tail, inflight, pos, end, i;
 
-	if (unlikely(!q_ready(q) || q->broken))
+	if (unlikely(!q_ready(q) || q->broken)) {
+		q->nopeer += n;	/* no peer to send to: dropped */
 		return 0;
+	}
 	/* Acquire: the server has finished reading the slots before tail. */
 	tail = vf_load_acq16(&q->ring->tail);
 	inflight = q->last - tail;
@@ -418,8 +420,10 @@ uint16_t memif_tx_server(void *qv, struct rte_mbuf **pkts, uint16_t n)
 	struct memif_queue *q = qv;
 	uint16_t head, avail, pos, i;
 
-	if (unlikely(!q_ready(q) || q->broken))
+	if (unlikely(!q_ready(q) || q->broken)) {
+		q->nopeer += n;	/* no peer to send to: dropped */
 		return 0;
+	}
 	/* Acquire: the client's posted descriptors up to head. */
 	head = vf_load_acq16(&q->ring->head);
 	avail = head - q->last;

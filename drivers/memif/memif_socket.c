@@ -138,6 +138,10 @@ void memif_conn_close_ex(struct memif_conn *c, const char *send_reason, const ch
 		if (send(c->fd, &m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
 		}
 	}
+	/* What the peer already published is taken before the memory goes
+	 * (DISCONNECT, close, our own stop). */
+	if (mif != NULL && mif->conn == c && mif->state == MEMIF_ST_CONNECTED)
+		memif_if_drain(mif);
 	if (c->watched)
 		vf_ctl_del_fd(c->fd);
 	close(c->fd);

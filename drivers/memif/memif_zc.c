@@ -101,8 +101,10 @@ uint16_t memif_tx_client_zc(void *qv, struct rte_mbuf **pkts, uint16_t n)
 	uint16_t tail, pos, i, nd = 0, sent = 0;
 	uint64_t bytes = 0;
 
-	if (unlikely(!__atomic_load_n(&q->ready, __ATOMIC_ACQUIRE) || q->broken))
+	if (unlikely(!__atomic_load_n(&q->ready, __ATOMIC_ACQUIRE) || q->broken)) {
+		q->nopeer += n;	/* no peer to send to: dropped */
 		return 0;
+	}
 	/* Acquire: the server has finished with the slots before tail. */
 	tail = vf_load_acq16(&q->ring->tail);
 	if (unlikely((uint16_t)(q->last - tail) > q->size ||

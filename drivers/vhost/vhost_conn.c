@@ -37,7 +37,15 @@ static void drop_conn(struct vh_dev *dev, const char *why)
 	close(dev->conn_fd);
 	dev->conn_fd = -1;
 	VF_INFO("%s: front-end disconnected (%s)", dev->name, why);
+	/* What it transmitted before it went is still taken. */
+	if (dev->mem_faults == 0 || strcmp(why, "memory truncated") != 0)
+		vh_dev_drain(dev, -1);
 	vh_dev_disconnect(dev);
+}
+
+static void drop_cb(struct vh_dev *dev, const char *why)
+{
+	drop_conn(dev, why);
 }
 
 static void on_msg(int fd, uint32_t events, void *arg)
@@ -201,6 +209,9 @@ static void open_fn(void *arg)
 {
 	struct open_args *a = arg;
 	struct vh_dev *dev = a->dev;
+
+	dev->drop = drop_cb;
+	dev->drain_idle_us = 10000;
 
 	if (!dev->client) {
 		a->rc = listen_on(dev, a->err, sizeof(a->err));

@@ -41,6 +41,14 @@ struct vh_dev {
 	uint64_t link_changes;
 	uint64_t connections, ctl_rejects;
 	char last_error[128];		/* why the last connection was closed */
+	uint64_t mem_faults;		/* front-end truncated its memory (SIGBUS) */
+	bool mem_unsealed;		/* a region of the table can shrink */
+	/* Drain before a ring stops (GET_VRING_BASE, close): let the cores
+	 * take what the front-end already published until the counts stand
+	 * still this long; 0: no drain (unit tests, fuzzers). */
+	unsigned int drain_idle_us;
+	/* Drops the connection (vhost_conn.c); NULL: vh_dev_disconnect. */
+	void (*drop)(struct vh_dev *dev, const char *why);
 
 	/* socket (vhost_conn.c) */
 	char path[108];
@@ -75,6 +83,9 @@ int vh_user_recv(int fd, struct vhost_user_msg *msg, uint32_t *len,
 /* The front-end is gone: stop the rings, wait for the forwarding cores,
  * unmap its memory, close its fds, forget what was negotiated. */
 void vh_dev_disconnect(struct vh_dev *dev);
+
+/* Drain the front-end's transmit rings (all: only < 0) before they stop. */
+void vh_dev_drain(struct vh_dev *dev, int only);
 
 /* Re-evaluates which rings may run and the link state. */
 void vh_dev_update(struct vh_dev *dev);

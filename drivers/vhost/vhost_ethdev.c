@@ -11,6 +11,7 @@
 
 #include "vf_log.h"
 #include "vf_out.h"
+#include "vf_peermem.h"
 #include "vf_port.h"
 #include "vhost_conn.h"
 #include "vhost_dev.h"
@@ -37,6 +38,9 @@ static int vhost_probe(struct vf_port *port, const struct vf_devargs *da)
 		VF_ERR("%s: vhost: iface=PATH is required", port->name);
 		return -EINVAL;
 	}
+	/* The SIGBUS guard's one-time fd and handler exist before any
+	 * front-end does (fd counts across connections stay flat). */
+	vf_peermem_init();
 	dev = aligned_alloc(RTE_CACHE_LINE_SIZE,
 			    RTE_ALIGN_CEIL(sizeof(*dev), RTE_CACHE_LINE_SIZE));
 	if (!dev)
@@ -195,6 +199,7 @@ static int vhost_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned 
 	PUT(dev->ctl_rejects, "ctl_rejects");
 	PUT(dev->link_changes, "link_changes");
 	PUT(dev->peer_rejects, "peer_rejects");
+	PUT(dev->mem_faults, "mem_faults");
 #undef PUT
 	return (int)k;
 }
@@ -212,6 +217,8 @@ static void vhost_info(struct vf_port *port, struct vf_out *o)
 		    (unsigned long long)dev->protocol_features);
 	vf_out_strf(o, "status", "0x%x", dev->status);
 	vf_out_u64(o, "mem_regions", dev->mem.nregions);
+	vf_out_bool(o, "mem_sealed", dev->mem.nregions > 0 && !dev->mem_unsealed);
+	vf_out_u64(o, "mem_faults", dev->mem_faults);
 	vf_out_u64(o, "connections", dev->connections);
 	vf_out_str(o, "last_error", dev->last_error);
 	vf_peer_info(o, &dev->peer);

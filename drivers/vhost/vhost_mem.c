@@ -8,6 +8,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "vf_peermem.h"
+
 /* Fills why and evaluates to -EINVAL. */
 #define FAIL(...) (snprintf(why, whylen, __VA_ARGS__), -EINVAL)
 
@@ -55,10 +57,13 @@ static int map_all(struct vh_mem *out, const struct vhost_user_mem_table *t,
 				    o->userspace_addr, o->memory_size))
 				return FAIL("region %u overlaps another", i);
 		}
+		bool sealed;
+
 		if (fds[i] < 0 || fstat(fds[i], &st) < 0)
 			return FAIL("region %u: bad fd", i);
-		/* A file shorter than the region would SIGBUS us later. */
-		if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < end)
+		/* A file shorter than the region would SIGBUS us later; one
+		 * that shrinks after this is handled by vh_mem_watch. */
+		if (vf_peermem_check_fd(fds[i], end, &sealed) != 0)
 			return FAIL("region %u is larger than its file", i);
 		/* Map from offset 0, length rounded to the fd's block size
 		 * (hugetlbfs rejects other lengths). */
@@ -77,7 +82,7 @@ static int map_all(struct vh_mem *out, const struct vhost_user_mem_table *t,
 			.gpa = r->guest_phys_addr, .size = r->memory_size,
 			.uva = r->userspace_addr,
 			.host = (uint8_t *)base + r->mmap_offset,
-			.map_base = base, .map_len = map_len,
+			.map_base = base, .map_len = map_len, .sealed = sealed,
 		};
 		out->nregions = i + 1;
 	}
@@ -97,10 +102,24 @@ int vh_mem_map(struct vh_mem *out, const struct vhost_user_mem_table *t,
 
 void vh_mem_unmap(struct vh_mem *m)
 {
-	for (uint32_t i = 0; i < m->nregions; i++)
+	for (uint32_t i = 0; i < m->nregions; i++) {
+		vf_peermem_unregister(m->r[i].pm);
 		if (m->r[i].map_base)
 			munmap(m->r[i].map_base, m->r[i].map_len);
+	}
 	memset(m, 0, sizeof(*m));
+}
+
+int vh_mem_watch(struct vh_mem *m, void (*cb)(void *arg, void *addr), void *arg)
+{
+	for (uint32_t i = 0; i < m->nregions; i++) {
+		int h = vf_peermem_register(m->r[i].map_base, m->r[i].map_len, cb, arg);
+
+		if (h < 0)
+			return h;
+		m->r[i].pm = h;
+	}
+	return 0;
 }
 
 uint8_t *vh_uva(const struct vh_mem *m, uint64_t uva, uint64_t len)

@@ -4,6 +4,7 @@
 #ifndef VH_MEM_H
 #define VH_MEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +17,8 @@ struct vh_mem_reg {
 	uint8_t *host;		/* our address of gpa */
 	void *map_base;		/* what mmap returned */
 	size_t map_len;
+	bool sealed;		/* the file cannot shrink (F_SEAL_SHRINK) */
+	int pm;			/* peer mapping handle (vf_peermem), 0: none */
 };
 
 struct vh_mem {
@@ -31,6 +34,10 @@ int vh_mem_map(struct vh_mem *out, const struct vhost_user_mem_table *t,
 	       uint32_t msg_size, const int *fds, unsigned int nfds,
 	       char *why, size_t whylen);
 void vh_mem_unmap(struct vh_mem *m);	/* idempotent */
+/* Registers every mapping of m with vf_peermem: a front-end that truncates
+ * its file later costs a SIGBUS that is survived, and cb(arg) runs on the
+ * control thread.  0 or -errno. */
+int vh_mem_watch(struct vh_mem *m, void (*cb)(void *arg, void *addr), void *arg);
 
 /* Host address of guest-physical gpa, with *len clamped to the bytes that
  * are contiguous from there inside the same region.  NULL (and *len 0) when

@@ -90,6 +90,24 @@ static void stop_rings(struct vh_dev *dev, int only)
 		vf_sync_wait();
 }
 
+void vh_dev_drain(struct vh_dev *dev, int only)
+{
+	const uint64_t *ctr[VH_MAX_VRINGS];
+	unsigned int n = 0;
+
+	if (dev->drain_idle_us == 0)
+		return;
+	for (unsigned int i = 1; i < 2u * dev->nb_qp; i += 2) {
+		struct vh_vq *vq = &dev->vq[i];
+
+		if ((only < 0 || (unsigned int)only == i) &&
+		    __atomic_load_n(&vq->ready, __ATOMIC_ACQUIRE) && !vq->dp_broken)
+			ctr[n++] = &vq->st.packets;
+	}
+	if (n)
+		vf_sync_idle(ctr, n, dev->drain_idle_us, 50 * dev->drain_idle_us);
+}
+
 static void close_fd(int *fd)
 {
 	if (*fd >= 0)
@@ -145,6 +163,23 @@ static int h_reset_owner(struct vh_ctx *c)
 	return 0;
 }
 
+/* Control thread: the front-end truncated its memory under us; a core
+ * touched it and now reads zeros there.  The connection goes. */
+static void mem_fault(void *arg, void *addr)
+{
+	struct vh_dev *dev = arg;
+
+	(void)addr;
+	dev->mem_faults++;
+	snprintf(dev->last_error, sizeof(dev->last_error),
+		 "front-end memory truncated under us (SIGBUS)");
+	VF_WARN("%s: %s; closing the connection", dev->name, dev->last_error);
+	if (dev->drop != NULL)
+		dev->drop(dev, "memory truncated");
+	else
+		vh_dev_disconnect(dev);
+}
+
 static int h_set_mem_table(struct vh_ctx *c)
 {
 	struct vh_dev *dev = c->dev;
@@ -158,6 +193,13 @@ static int h_set_mem_table(struct vh_ctx *c)
 	stop_rings(dev, -1);
 	vh_mem_unmap(&dev->mem);
 	dev->mem = fresh;
+	dev->mem_unsealed = false;
+	for (uint32_t i = 0; i < dev->mem.nregions; i++)
+		dev->mem_unsealed |= !dev->mem.r[i].sealed;
+	if (vh_mem_watch(&dev->mem, mem_fault, dev) != 0) {
+		vh_mem_unmap(&dev->mem);
+		return reject(c, "SET_MEM_TABLE: cannot watch the mappings");
+	}
 	for (unsigned int i = 0; i < 2u * dev->nb_qp; i++) {
 		struct vh_vq *vq = &dev->vq[i];
 		const char *w;
@@ -232,7 +274,9 @@ static int h_get_vring_base(struct vh_ctx *c)
 {
 	struct vh_vq *vq = c->vq;
 
-	/* Stops the ring; the index is reported as it was (pitfall 9). */
+	/* Takes what the front-end already put in the ring, then stops it;
+	 * the index is reported as it was (pitfall 9). */
+	vh_dev_drain(c->dev, vq->idx);
 	stop_rings(c->dev, vq->idx);
 	c->reply->p.state.index = vq->idx;
 	c->reply->p.state.num = vq->packed ?

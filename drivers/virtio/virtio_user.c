@@ -15,6 +15,7 @@
  * timer and detaches the backend: the port goes down and stays usable. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +80,13 @@ struct vu_dev {
 	struct vf_peer peer;		/* the backend let in last */
 	uint64_t peer_rejects;
 	char last_refused[128];
+	/* A backend's negotiation runs on a thread of its own, so that one
+	 * that accepts and never answers (5 s per reply) does not hold the
+	 * control thread: every other port, telemetry and the shell go on
+	 * (issue 13).  fe.fd is set meanwhile (no second connection). */
+	bool attaching, closing;
+	bool has_worker;
+	pthread_t worker;
 };
 
 #define VU_RETRY_MIN_MS 1000
@@ -91,6 +99,10 @@ static uint64_t now_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
+
+/* Drain after the backend left: until the rx counts stand still this long. */
+#define VU_DRAIN_IDLE_US	10000
+#define VU_DRAIN_MAX_US		500000
 
 /* ---- helpers ---- */
 
@@ -243,10 +255,27 @@ static void dev_halt(struct vu_dev *d, bool tell)
 	d->running = false;
 }
 
+/* The backend is gone, but what it already put in our receive rings is
+ * ours: the cores take it before the rings are reset (issue 13). */
+static void dev_drain(struct vu_dev *d)
+{
+	const uint64_t *ctr[VU_MAX_QP];
+	unsigned int n = 0;
+
+	if (!d->running)
+		return;
+	for (uint16_t i = 0; i < d->active_qp; i++)
+		if (d->rxq[i] && vio_ready(d->rxq[i]))
+			ctr[n++] = &d->rxq[i]->st.packets;
+	if (n)
+		vf_sync_idle(ctr, n, VU_DRAIN_IDLE_US, VU_DRAIN_MAX_US);
+}
+
 static void dev_detach(struct vu_dev *d, const char *why)
 {
 	bool was_up = d->running;
 
+	dev_drain(d);
 	dev_halt(d, false);
 	if (d->fe.fd >= 0) {
 		vf_ctl_del_fd(d->fe.fd);
@@ -368,6 +397,93 @@ static void dev_attach(struct vu_dev *d, int fd)
 	dev_run(d);
 }
 
+struct attach_job {
+	struct vu_dev *d;
+	struct vu_fe fe;
+	int rc;
+};
+
+/* Control thread (vf_ctl_call from the worker): take the result. */
+static void attach_done(void *arg)
+{
+	struct attach_job *j = arg;
+	struct vu_dev *d = j->d;
+
+	d->attaching = false;
+	if (d->closing || j->rc < 0) {
+		if (!d->closing)
+			VF_ERR("%s: %s", d->port->name, j->fe.err);
+		close(j->fe.fd);
+		d->fe.fd = -1;
+		if (!d->server && !d->closing) {
+			if (d->retry_ms < VU_RETRY_MIN_MS)
+				d->retry_ms = VU_RETRY_MIN_MS;
+			d->retry_at_ms = now_ms() + d->retry_ms;
+		}
+		free(j);
+		return;
+	}
+	d->fe = j->fe;
+	free(j);
+	d->negotiated = true;
+	if (vf_ctl_add_fd(d->fe.fd, on_sock, d) < 0) {
+		dev_detach(d, "cannot watch the socket");
+		return;
+	}
+	dev_run(d);
+}
+
+static void *attach_main(void *arg)
+{
+	struct attach_job *j = arg;
+	struct vu_dev *d = j->d;
+	struct vu_fe_want w = { d->want_mrg, d->want_inorder, d->nqp, d->packed };
+
+	j->rc = vu_fe_negotiate(&j->fe, &w, true);
+	vf_ctl_call(attach_done, j);
+	return NULL;
+}
+
+static void worker_join(struct vu_dev *d)
+{
+	if (d->has_worker) {
+		pthread_join(d->worker, NULL);
+		d->has_worker = false;
+	}
+}
+
+/* dev_attach without waiting for the backend: the replies are awaited on
+ * a worker thread; attach_done finishes on the control thread. */
+static void dev_attach_async(struct vu_dev *d, int fd)
+{
+	struct attach_job *j;
+
+	/* Who it is decides before anything is negotiated (allow-uid/gid). */
+	if (!peer_allowed(d, fd)) {
+		close(fd);
+		return;
+	}
+	j = calloc(1, sizeof(*j));
+	worker_join(d);	/* the previous one has finished (attaching false) */
+	if (j == NULL) {
+		close(fd);
+		return;
+	}
+	j->d = d;
+	j->fe.fd = fd;
+	j->fe.timeout_ms = VU_REPLY_TIMEOUT_MS;
+	d->fe.fd = fd;
+	d->connects++;
+	d->attaching = true;
+	if (pthread_create(&d->worker, NULL, attach_main, j) != 0) {
+		d->attaching = false;
+		free(j);
+		dev_attach(d, fd);	/* fall back: on this thread */
+		return;
+	}
+	d->has_worker = true;
+}
+
 static void on_listen(int fd, uint32_t events, void *arg)
 {
 	struct vu_dev *d = arg;
@@ -382,7 +498,7 @@ static void on_listen(int fd, uint32_t events, void *arg)
 		return;
 	}
 	VF_INFO("%s: backend connected", d->port->name);
-	dev_attach(d, c);
+	dev_attach_async(d, c);
 }
 
 /* server=0: the backend went away; try again, backing off to 8 s.  The
@@ -397,7 +513,7 @@ static void client_retry(struct vu_dev *d)
 	fd = vu_sock_connect(d->path, true);
 	if (fd >= 0) {
 		VF_INFO("%s: reconnected to %s", d->port->name, d->path);
-		dev_attach(d, fd);
+		dev_attach_async(d, fd);
 	}
 	if (d->fe.fd >= 0) {
 		d->retry_ms = VU_RETRY_MIN_MS;
@@ -417,6 +533,8 @@ static void on_timer(void *arg)
 	struct vu_dev *d = arg;
 	uint16_t i;
 
+	if (d->attaching)
+		return;
 	if (!d->server && d->fe.fd < 0) {
 		client_retry(d);
 		return;
@@ -698,7 +816,12 @@ static void do_close(void *arg)
 
 	dev_halt(d, true);
 	d->started = false;
-	if (d->fe.fd >= 0) {
+	d->closing = true;
+	if (d->attaching) {
+		/* The worker owns the fd: wake it (its read fails at once);
+		 * attach_done closes the fd, vu_close joins the worker. */
+		shutdown(d->fe.fd, SHUT_RDWR);
+	} else if (d->fe.fd >= 0) {
 		vf_ctl_del_fd(d->fe.fd);
 		close(d->fe.fd);
 		d->fe.fd = -1;
@@ -721,6 +844,7 @@ static void vu_close(struct vf_port *port)
 	if (d == NULL)
 		return;
 	vf_ctl_call(do_close, d);
+	worker_join(d);
 	vu_free(d);
 	free(d);
 	port->priv = NULL;

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include "vf_peermem.h"
+
 #include "memif_peer.h"
 
 #define LOG2 4
@@ -53,6 +55,8 @@ static int setup(void **state)
 	/* Enabled as at port start: timers exist, nobody runs them here. */
 	srv->enabled = srv_secret->enabled = srv_secret24->enabled = true;
 	srv->state = srv_secret->state = srv_secret24->state = MEMIF_ST_LISTENING;
+	/* process-wide, once: not a per-connection fd */
+	vf_peermem_init();
 	fds_before = count_fds();
 	return 0;
 }

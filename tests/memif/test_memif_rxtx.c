@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include "vf_peermem.h"
+
 #include <rte_eal.h>
 #include <rte_mbuf.h>
 
@@ -106,6 +108,8 @@ static int teardown(void **state)
 
 static int test_setup(void **state)
 {
+	/* process-wide, once: not a per-connection fd */
+	vf_peermem_init();
 	fds_before = count_fds();
 	return 0;
 }

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "vf_peermem.h"
+
 #include "vhost/vhost_dev.h"
 #include "vh_testmem.h"
 
@@ -29,6 +31,8 @@ static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 
+	/* process-wide, once: not a per-connection fd */
+	vf_peermem_init();
 	f->fds_before = count_fds();
 	f->dev = aligned_alloc(64, (sizeof(struct vh_dev) + 63) & ~(size_t)63);
 	vh_dev_init(f->dev, "t0", 2);

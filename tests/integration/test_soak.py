@@ -1,0 +1,185 @@
+"""Soak and fault loops (issue 13, 4), bounded in count and time.  CI runs
+the short form; --long (or VF_LONG=1) the full counts.
+
+1. memif server: Python clients connect, hand over a region, disconnect
+   (short 100 / long 1000 cycles); every 10 / 100 cycles our fds, mapping
+   lines (/proc/PID/maps), threads and mbufs in use are back at their
+   baseline (taken after the first cycle: one-time resources).
+2. memif client: a Python server accepts our client, handshakes and hangs
+   up, again and again (same counts and checks).
+3. vhost server: Python front-ends set up a split ring pair with their own
+   memfd, link up, close (same counts and checks).
+4. SIGKILL of the peer mid-burst: a vfwd memif client sending txonly into
+   our server is killed and restarted (short 10 / long 100); traffic
+   resumes every time, fds back at baseline.
+5. SIGTERM of ours under traffic (short 10 / long 100): a one-shot vfwd
+   memif server receiving from a sending client exits 0 within 2 s, its
+   last line is a valid final JSON object, its socket file and DPDK run
+   folder are gone."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "memif"))
+sys.path.insert(0, os.path.join(HERE, "..", "vhost"))
+from memif_util import Ours, Proc, binary, check, fd_count, sock_name, wait_for  # noqa: E402
+import memif_pypeer  # noqa: E402
+import vftest  # noqa: E402
+import vhost_pypeer  # noqa: E402
+
+LONG = "--long" in sys.argv or os.environ.get("VF_LONG") == "1"
+CYCLES, EVERY, KILLS = (1000, 100, 100) if LONG else (100, 10, 10)
+only = [a for a in sys.argv[1:] if not a.startswith("--")]
+figures = []
+
+
+def resources(ours):
+    pid = ours.pid()
+    with open(f"/proc/{pid}/maps") as f:
+        maps = sum(1 for _ in f)
+    return {"fds": fd_count(pid), "maps": maps, "threads": len(os.listdir(f"/proc/{pid}/task"))}
+
+
+def at_baseline(ours, base, what):
+    # the control thread finishes a teardown a moment after the peer sees it
+    wait_for(lambda: resources(ours) == base, timeout=30, step=0.05,
+             what=f"{what}: {resources(ours)} back to {base}")
+
+
+def cycles(label, ours, one, pool=True):
+    one()
+    base = resources(ours)
+    inuse = ours.dinfo()["pool_in_use"] if pool else None
+    for i in range(1, CYCLES):
+        one()
+        if (i + 1) % EVERY == 0:
+            at_baseline(ours, base, f"{label} cycle {i + 1}")
+            if pool:
+                check(ours.dinfo()["pool_in_use"] == inuse, f"{label}: mbufs in use")
+    figures.append(f"{label}: {CYCLES} cycles, fds/maps/threads at baseline {base}")
+
+
+def soak_memif_server():
+    name = sock_name("soak1")
+    ours = Ours("vfwd", ["--port", f"memif,role=server,id=0,socket={name}", "--fwd", "rxonly",
+                         "-a"])
+    ours.wait_state("listening")
+
+    def one():
+        c = memif_pypeer.Client(name)
+        c.close()
+        ours.wait_state("listening")
+    cycles("memif server", ours, one)
+    check(ours.dinfo()["connects"] == CYCLES, f"{ours.dinfo()}")
+    check(ours.quit() == 0, "exit")
+
+
+def soak_memif_client():
+    name = sock_name("soak2")
+    srv = memif_pypeer.Server(name)
+    ours = Ours("vfwd", ["--port", f"memif,role=client,id=0,socket={name},reconnect-ms=20",
+                         "--fwd", "rxonly", "-a"])
+
+    def one():
+        srv.accept()
+        ours.wait_state("connected")
+        n = ours.dinfo()["disconnects"]
+        srv.close()
+        # it reconnects at once (the listener's backlog takes it) and
+        # waits for HELLO in "handshake": count the disconnect instead
+        wait_for(lambda: ours.dinfo()["disconnects"] == n + 1, timeout=30, step=0.02,
+                 what="client disconnected")
+    cycles("memif client", ours, one)
+    check(ours.quit() == 0, "exit")
+
+
+def soak_vhost_server():
+    sock = os.path.join(vftest.tmpdir(), "soak.sock")
+    ours = Ours("vfwd", ["--port", f"vhost,iface={sock}", "--fwd", "rxonly", "-a"])
+    wait_for(lambda: os.path.exists(sock), timeout=30, what="the vhost socket")
+
+    def link():
+        return ours.stats()["link"] == "up"
+
+    def one():
+        fe = vhost_pypeer.FrontEnd(sock)
+        wait_for(link, timeout=30, step=0.02, what="link up")
+        fe.close()
+        wait_for(lambda: not link(), timeout=30, step=0.02, what="link down")
+    cycles("vhost server", ours, one, pool=False)
+    check(ours.quit() == 0, "exit")
+
+
+def soak_sigkill_peer():
+    name = sock_name("soak4")
+    ours = Ours("vfwd", ["--port", f"memif,role=server,id=0,socket={name}", "--fwd", "rxonly", "-a"])
+    ours.wait_state("listening")
+    fds0 = None
+    for i in range(KILLS):
+        base = ours.stats()["ipackets"]
+        peer = Proc([binary("vfwd"), "-l", "0-1", "--main-lcore", "1", "--port",
+                     f"memif,role=client,id=0,socket={name}", "--fwd", "txonly"],
+                    interactive=False)
+        wait_for(lambda: ours.stats()["ipackets"] > base + 10000, timeout=60,
+                 what=f"traffic in cycle {i}")
+        peer.kill(signal.SIGKILL)
+        ours.wait_state("listening")
+        if fds0 is None:
+            fds0 = fd_count(ours.pid())
+        wait_for(lambda: fd_count(ours.pid()) == fds0, timeout=30, what="fds back")
+    figures.append(f"SIGKILL of the memif peer mid-burst: {KILLS} kills, traffic resumed each time")
+    check(ours.quit() == 0, "exit")
+
+
+def soak_sigterm_ours():
+    d = vftest.tmpdir()
+    for i in range(KILLS):
+        path = os.path.join(d, f"t{i}.sock")
+        srv = subprocess.Popen([binary("vfwd"), "-l", "0-1", "--port",
+                                f"memif,role=server,id=0,socket={path},socket-abstract=no",
+                                "--fwd", "rxonly", "--json", "--stats-period", "1"],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        vftest._procs.append(srv)
+        wait_for(lambda: os.path.exists(path), timeout=30, what="server socket")
+        peer = Proc([binary("vfwd"), "-l", "0-1", "--main-lcore", "1", "--port",
+                     f"memif,role=client,id=0,socket={path},socket-abstract=no",
+                     "--fwd", "txonly"], interactive=False)
+        time.sleep(1.0)		# traffic flowing (the peer starts its EAL first)
+        t0 = time.monotonic()
+        srv.send_signal(signal.SIGTERM)
+        try:
+            out, err = srv.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            srv.kill()
+            out, err = srv.communicate()
+            check(False, f"SIGTERM {i}: still running after 10 s")
+        took = time.monotonic() - t0
+        peer.kill(signal.SIGKILL)
+        check(srv.returncode == 0, f"SIGTERM {i}: exit {srv.returncode}: {err[-1500:]}")
+        check(took < 2.0, f"SIGTERM {i}: exit took {took:.2f} s")
+        last = json.loads(out.strip().splitlines()[-1])
+        check(last.get("final") is True and "ports" in last, f"final JSON {last}")
+        check(last["ports"][0]["ipackets"] > 0, f"received under traffic {last}")
+        check(not os.path.exists(path), f"SIGTERM {i}: socket file left behind")
+        left = [e for e in os.listdir(os.path.dirname(vftest.dpdk_rundir("x")))
+                if e.startswith(f"vf-vfwd-{srv.pid}-")] \
+            if os.path.isdir(os.path.dirname(vftest.dpdk_rundir("x"))) else []
+        check(not left, f"SIGTERM {i}: DPDK run folder left: {left}")
+    figures.append(f"SIGTERM of ours under traffic: {KILLS} runs, exit 0 within 2 s, "
+                   "final JSON valid, nothing left behind")
+
+
+for k, fn in [("memif_server", soak_memif_server), ("memif_client", soak_memif_client),
+              ("vhost_server", soak_vhost_server), ("sigkill_peer", soak_sigkill_peer),
+              ("sigterm_ours", soak_sigterm_ours)]:
+    if not only or k in only:
+        fn()
+for f in figures:
+    print(f)
+print("ok")
