@@ -95,8 +95,16 @@ struct vhost_user_mem_table {
 	struct vhost_user_mem_region regions[VHOST_USER_MAX_REGIONS];
 } __attribute__((packed));
 
+/* SET_LOG_BASE with PROTOCOL_F_LOG_SHMFD: the log is [mmap_offset,
+ * mmap_offset + mmap_size) of the fd that comes with it. */
+struct vhost_user_log {
+	uint64_t mmap_size;
+	uint64_t mmap_offset;
+} __attribute__((packed));
+
 union vhost_user_payload {
 	uint64_t u64;
+	struct vhost_user_log log;
 	struct vhost_vring_state state;
 	struct vhost_vring_addr addr;
 	struct vhost_user_mem_table mem;

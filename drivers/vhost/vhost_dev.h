@@ -14,6 +14,7 @@
 #include "common/vhost_user_proto.h"
 #include "vf_peercred.h"
 #include "vf_port.h"
+#include "vhost_log.h"
 #include "vhost_mem.h"
 #include "virtqueue.h"
 
@@ -24,10 +25,18 @@
 		     (1ull << VIRTIO_F_IN_ORDER) | (1ull << VIRTIO_RING_F_INDIRECT_DESC) | \
 		     (1ull << VIRTIO_F_RING_PACKED) | \
 		     (1ull << VIRTIO_RING_F_EVENT_IDX) | (1ull << VIRTIO_NET_F_MQ) | \
-		     (1ull << VHOST_USER_F_PROTOCOL_FEATURES))
+		     (1ull << VHOST_USER_F_PROTOCOL_FEATURES) | VH_MIGRATION_FEATURES)
+/* Live migration (protocols.md §1.11): dirty logging; GUEST_ANNOUNCE
+ * needs CTRL_VQ, which QEMU emulates itself for vhost-user (it is not ours
+ * to offer), and a guest that acks it announces itself, so QEMU sends
+ * SEND_RARP only to a guest without it. */
+#define VH_MIGRATION_FEATURES ((1ull << VHOST_F_LOG_ALL) | \
+			       (1ull << VIRTIO_NET_F_GUEST_ANNOUNCE))
 #define VH_PROTOCOL_FEATURES ((1ull << VHOST_USER_PROTOCOL_F_MQ) | \
 			      (1ull << VHOST_USER_PROTOCOL_F_REPLY_ACK) | \
-			      (1ull << VHOST_USER_PROTOCOL_F_STATUS))
+			      (1ull << VHOST_USER_PROTOCOL_F_STATUS) | \
+			      (1ull << VHOST_USER_PROTOCOL_F_LOG_SHMFD) | \
+			      (1ull << VHOST_USER_PROTOCOL_F_RARP))
 
 struct vh_dev {
 	struct vh_vq vq[VH_MAX_VRINGS];
@@ -43,6 +52,9 @@ struct vh_dev {
 	char last_error[128];		/* why the last connection was closed */
 	uint64_t mem_faults;		/* front-end truncated its memory (SIGBUS) */
 	bool mem_unsealed;		/* a region of the table can shrink */
+	struct vh_log *log;		/* SET_LOG_BASE mapping, NULL: none */
+	uint64_t log_bases;		/* SET_LOG_BASE accepted */
+	uint64_t rarp_requests;		/* SEND_RARP received */
 	/* Drain before a ring stops (GET_VRING_BASE, close): let the cores
 	 * take what the front-end already published until the counts stand
 	 * still this long; 0: no drain (unit tests, fuzzers). */

@@ -169,10 +169,12 @@ static const struct {
 	{ "packets", ST(packets) }, { "bytes", ST(bytes) },
 	{ "bad_packet", ST(bad_packet) }, { "nombuf", ST(nombuf) },
 	{ "ring_broken", ST(broken) }, { "calls", ST(calls) },
+	{ "rarp", ST(rarp) }, { "log_miss_pages", ST(log_miss) },
 }, tx_xs[] = {
 	{ "packets", ST(packets) }, { "bytes", ST(bytes) },
 	{ "dropped_ring_full", ST(ring_full) }, { "dropped_too_big", ST(too_big) },
 	{ "ring_broken", ST(broken) }, { "calls", ST(calls) },
+	{ "log_miss_pages", ST(log_miss) },
 };
 #define NB_RX_XS (sizeof(rx_xs) / sizeof(rx_xs[0]))
 #define NB_TX_XS (sizeof(tx_xs) / sizeof(tx_xs[0]))
@@ -200,6 +202,8 @@ static int vhost_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned 
 	PUT(dev->link_changes, "link_changes");
 	PUT(dev->peer_rejects, "peer_rejects");
 	PUT(dev->mem_faults, "mem_faults");
+	PUT(dev->log_bases, "log_bases");
+	PUT(dev->rarp_requests, "rarp_requests");
 #undef PUT
 	return (int)k;
 }
@@ -219,6 +223,8 @@ static void vhost_info(struct vf_port *port, struct vf_out *o)
 	vf_out_u64(o, "mem_regions", dev->mem.nregions);
 	vf_out_bool(o, "mem_sealed", dev->mem.nregions > 0 && !dev->mem_unsealed);
 	vf_out_u64(o, "mem_faults", dev->mem_faults);
+	vf_out_bool(o, "dirty_logging", dev->features & (1ull << VHOST_F_LOG_ALL));
+	vf_out_u64(o, "log_bytes", dev->log ? dev->log->size : 0);
 	vf_out_u64(o, "connections", dev->connections);
 	vf_out_str(o, "last_error", dev->last_error);
 	vf_peer_info(o, &dev->peer);

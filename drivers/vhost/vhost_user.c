@@ -13,9 +13,11 @@
 #include <unistd.h>
 
 #include "vf_log.h"
+#include "vf_peermem.h"
 #include "vf_sync.h"
+#include "vhost_announce.h"
 
-enum fd_rule { FDS_NONE, FDS_VRING, FDS_MEM };
+enum fd_rule { FDS_NONE, FDS_VRING, FDS_MEM, FDS_ONE };
 
 struct vh_ctx {
 	struct vh_dev *dev;
@@ -131,7 +133,10 @@ static int h_set_features(struct vh_ctx *c)
 	if (f & ~VH_FEATURES)
 		return reject(c, "SET_FEATURES 0x%llx has bits we did not offer",
 			      (unsigned long long)f);
-	if (dev->features_set && f != dev->features && any_ready(dev))
+	/* QEMU turns dirty logging on and off under running rings; nothing
+	 * else may change then. */
+	if (dev->features_set && ((f ^ dev->features) & ~(1ull << VHOST_F_LOG_ALL)) &&
+	    any_ready(dev))
 		return reject(c, "features changed while rings run");
 	dev->features = f;
 	dev->features_set = true;
@@ -149,6 +154,10 @@ static int h_set_features(struct vh_ctx *c)
 		if (!(f & (1ull << VHOST_USER_F_PROTOCOL_FEATURES)))
 			vq->enabled = true;
 	}
+	if ((f & (1ull << VHOST_F_LOG_ALL)) && !dev->log)
+		VF_WARN("%s: dirty logging on without SET_LOG_BASE: written pages are "
+			"counted in log_miss, not logged", dev->name);
+	vh_log_update(dev);
 	return 0;
 }
 
@@ -232,13 +241,34 @@ static int h_set_vring_num(struct vh_ctx *c)
 	return 0;
 }
 
+/* Where the split used ring is marked in the dirty log: the address the
+ * front-end gave for it, else ours translated back. */
+static void set_log_addr(struct vh_vq *vq)
+{
+	uint64_t gpa = (vq->addr.flags & (1u << VHOST_VRING_F_LOG)) ?
+		vq->addr.log_guest_addr : VH_LOG_NO_GPA;
+
+	__atomic_store_n(&vq->log_used_gpa, gpa, __ATOMIC_RELAXED);
+}
+
 static int h_set_vring_addr(struct vh_ctx *c)
 {
 	struct vh_vq *vq = c->vq;
 	const char *why;
+	struct vhost_vring_addr na = c->msg->p.addr, *a = &na;
 
-	if (vq->ready)
-		return reject(c, "SET_VRING_ADDR on running vring %u", vq->idx);
+	if (vq->ready) {
+		/* Logging on/off (VHOST_VRING_F_LOG) under a running ring:
+		 * the rings stay where they are. */
+		if (a->desc_user_addr != vq->addr.desc_user_addr ||
+		    a->avail_user_addr != vq->addr.avail_user_addr ||
+		    a->used_user_addr != vq->addr.used_user_addr)
+			return reject(c, "SET_VRING_ADDR moves running vring %u", vq->idx);
+		vq->addr.flags = a->flags;
+		vq->addr.log_guest_addr = a->log_guest_addr;
+		set_log_addr(vq);
+		return 0;
+	}
 	if (!c->dev->mem.nregions)
 		return reject(c, "SET_VRING_ADDR before SET_MEM_TABLE");
 	if (!vq->num_set)
@@ -249,6 +279,7 @@ static int h_set_vring_addr(struct vh_ctx *c)
 		return reject(c, "SET_VRING_ADDR vring %u: %s", vq->idx, why);
 	}
 	vq->addr_ok = true;
+	set_log_addr(vq);
 	return 0;
 }
 
@@ -260,9 +291,13 @@ static int h_set_vring_base(struct vh_ctx *c)
 
 	if (c->dev->features & (1ull << VIRTIO_F_RING_PACKED)) {
 		/* packed: bits 0-14 avail slot, bit 15 its wrap counter; the
-		 * used position restarts there (§1.3, pitfall 11) */
+		 * used position restarts there (§1.3, pitfall 11): bits 16-31
+		 * (QEMU's used slot and wrap) are the same for a back-end
+		 * that returned every buffer it took, and DPDK sends 0 */
 		c->vq->last_avail = num & 0x7fff;
 		c->vq->avail_wrap = num & 0x8000;
+		c->vq->last_used = c->vq->last_avail;
+		c->vq->used_wrap = c->vq->avail_wrap;
 		return 0;
 	}
 	/* split: bits 0-15 are the next avail index (§1.3) */
@@ -279,8 +314,12 @@ static int h_get_vring_base(struct vh_ctx *c)
 	vh_dev_drain(c->dev, vq->idx);
 	stop_rings(c->dev, vq->idx);
 	c->reply->p.state.index = vq->idx;
+	/* packed: bits 0-14 avail slot, 15 its wrap counter, 16-30 used
+	 * slot, 31 its wrap counter (QEMU reads all four) */
 	c->reply->p.state.num = vq->packed ?
-		(uint32_t)(vq->last_avail | (vq->avail_wrap ? 0x8000 : 0)) : vq->last_avail;
+		(uint32_t)(vq->last_avail | (vq->avail_wrap ? 0x8000u : 0)) |
+		((uint32_t)vq->last_used << 16) | (vq->used_wrap ? 0x80000000u : 0) :
+		vq->last_avail;
 	c->reply_size = sizeof(struct vhost_vring_state);
 	close_fd(&vq->kickfd);
 	int old = __atomic_exchange_n(&vq->callfd, -1, __ATOMIC_ACQ_REL);
@@ -346,6 +385,49 @@ static int h_set_vring_call(struct vh_ctx *c)
 static int h_set_vring_err(struct vh_ctx *c)
 {
 	return 0;	/* we never signal errors that way; the fd is closed */
+}
+
+/* The dirty log QEMU shares for migration (LOG_SHMFD): replaced as a
+ * whole; the reply is a bare header (QEMU waits for it). */
+static int h_set_log_base(struct vh_ctx *c)
+{
+	struct vh_dev *dev = c->dev;
+	struct vhost_user_log lg = c->msg->p.log, *lp = &lg;
+	struct vh_log *fresh, *old;
+	char why[160];
+	int rc;
+
+	rc = vh_log_map(&fresh, c->fds[0], lp->mmap_size, lp->mmap_offset, &dev->mem,
+			why, sizeof(why));
+	if (rc)
+		return reject(c, "SET_LOG_BASE: %s", why);
+	rc = vf_peermem_register(fresh->map_base, fresh->map_len, mem_fault, dev);
+	if (rc < 0) {
+		vh_log_free(fresh);
+		return reject(c, "SET_LOG_BASE: cannot watch the mapping");
+	}
+	fresh->pm = rc;
+	old = dev->log;
+	dev->log = fresh;
+	vh_log_update(dev);	/* no core uses the old one after this */
+	vh_log_free(old);
+	dev->log_bases++;
+	c->reply_size = 0;
+	return 0;
+}
+
+static int h_send_rarp(struct vh_ctx *c)
+{
+	uint8_t mac[8];
+
+	memcpy(mac, &c->msg->p.u64, sizeof(mac));
+	if (mac[0] & 1)
+		return reject(c, "SEND_RARP for a multicast MAC");
+	c->dev->rarp_requests++;
+	VF_INFO("%s: announcing %02x:%02x:%02x:%02x:%02x:%02x (SEND_RARP)", c->dev->name,
+		mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+	vh_rarp_request(&c->dev->vq[1], mac);
+	return 0;
 }
 
 static int h_get_protocol_features(struct vh_ctx *c)
@@ -423,6 +505,9 @@ static const struct vh_req reqs[VHOST_USER_MAX] = {
 	[VHOST_USER_SET_VRING_ENABLE] = { h_set_vring_enable, STATE, STATE, FDS_NONE, false, 1 },
 	[VHOST_USER_SET_STATUS] = { h_set_status, U64, U64, FDS_NONE, false, 0 },
 	[VHOST_USER_GET_STATUS] = { h_get_status, 0, U64, FDS_NONE, true, 0 },
+	[VHOST_USER_SET_LOG_BASE] = { h_set_log_base, sizeof(struct vhost_user_log),
+		sizeof(struct vhost_user_log), FDS_ONE, true, 0 },
+	[VHOST_USER_SEND_RARP] = { h_send_rarp, U64, U64, FDS_NONE, false, 0 },
 };
 
 /* Requests that only exist once a protocol feature was negotiated. */
@@ -434,6 +519,10 @@ static bool allowed(const struct vh_dev *dev, uint32_t req)
 	case VHOST_USER_SET_STATUS:
 	case VHOST_USER_GET_STATUS:
 		return dev->protocol_features & (1ull << VHOST_USER_PROTOCOL_F_STATUS);
+	case VHOST_USER_SET_LOG_BASE:	/* a bare address means nothing to us */
+		return dev->protocol_features & (1ull << VHOST_USER_PROTOCOL_F_LOG_SHMFD);
+	case VHOST_USER_SEND_RARP:
+		return dev->protocol_features & (1ull << VHOST_USER_PROTOCOL_F_RARP);
 	default:
 		return true;
 	}
@@ -481,6 +570,8 @@ static int check_and_dispatch(struct vh_ctx *c, uint32_t len)
 	}
 	if (r->fds == FDS_MEM)
 		want_fds = c->nfds;	/* vh_mem_map checks it against nregions */
+	else if (r->fds == FDS_ONE)
+		want_fds = 1;
 	if (c->nfds != want_fds)
 		return reject(c, "%s with %u fds", vhost_user_request_name(req), c->nfds);
 	return r->fn(c);
@@ -601,6 +692,7 @@ void vh_dev_init(struct vh_dev *dev, const char *name, uint16_t nb_qp)
 		vq->mem = &dev->mem;
 		vq->port_name = dev->name;
 		vq->hdr_len = 12;
+		vq->log_used_gpa = VH_LOG_NO_GPA;
 	}
 }
 
@@ -639,6 +731,7 @@ void vh_dev_update(struct vh_dev *dev)
 			continue;
 		}
 		vh_vq_start(vq);
+		vh_log_ring_start(vq);
 		/* Release: the ring set-up above is visible to the core that
 		 * sees ready. */
 		__atomic_store_n(&vq->ready, true, __ATOMIC_RELEASE);
@@ -680,7 +773,12 @@ void vh_dev_disconnect(struct vh_dev *dev)
 		vq->dp_broken = false;
 		vq->log_broken = false;
 		memset(&vq->addr, 0, sizeof(vq->addr));
+		vq->dirty_log = NULL;	/* the cores are out (stop_rings) */
+		vq->log_used_gpa = VH_LOG_NO_GPA;
+		vq->rarp_pending = false;
 	}
+	vh_log_free(dev->log);
+	dev->log = NULL;
 	vh_mem_unmap(&dev->mem);
 	dev->features = dev->protocol_features = 0;
 	dev->features_set = false;

@@ -18,6 +18,8 @@
 
 #include "vhost_mem.h"
 
+struct vh_log;
+
 /* Segments one buffer (descriptor chain) may have before we drop it. */
 #define VH_MAX_SEGS 64
 
@@ -31,6 +33,8 @@ struct vh_vq_stats {
 	uint64_t broken;	/* ring marked broken (structure error) */
 	uint64_t calls;		/* call eventfd writes */
 	uint64_t batched;	/* packed: buffers taken four at a time (tests) */
+	uint64_t log_miss;	/* dirty logging: pages written the log cannot hold */
+	uint64_t rarp;		/* RARP announcements put on this ring's receive side */
 };
 #define VH_VQ_NB_STATS (sizeof(struct vh_vq_stats) / sizeof(uint64_t))
 
@@ -86,6 +90,12 @@ struct vh_vq {
 	struct vh_vq_stats st;
 	bool log_broken;	/* VF_LOG_ONCE flag */
 	const char *port_name;
+	/* Live migration (vhost_log.h, vhost_announce.h): read once per
+	 * burst; NULL / false cost one predictable branch. */
+	const struct vh_log *dirty_log;	/* atomic: NULL when not logging */
+	uint64_t log_used_gpa;		/* atomic: VHOST_VRING_F_LOG address or ~0 */
+	bool rarp_pending;		/* atomic: next dequeue starts with a RARP */
+	uint8_t rarp_mac[6];
 
 	/* control (control thread only) */
 	uint16_t idx;

@@ -9,6 +9,8 @@
 #include "common/vring_sync.h"
 #include "vf_log.h"
 #include "vf_mbuf.h"
+#include "vhost_announce.h"
+#include "vhost_log.h"
 #include "vq_shared.h"
 
 /* The UAPI gives bit numbers, not masks (pitfall 12). */
@@ -157,8 +159,14 @@ static void shadow_flush(struct vh_vq *vq, struct pk_shadow *sh, bool write)
 			__atomic_store_n(&ring[slot].flags, f, __ATOMIC_RELAXED);
 		slot_advance(vq, &slot, &wrap, sh->e[i].ndesc);
 	}
-	if (sh->n)
+	if (sh->n) {
+		const struct vh_log *lg = __atomic_load_n(&vq->dirty_log, __ATOMIC_ACQUIRE);
+
 		vf_store_rel16(&ring[head].flags, head_flags);
+		/* Migration: the slots just written, head to the new end. */
+		if (unlikely(lg != NULL))
+			vh_log_packed_used(vq, lg, head, (uint16_t)(slot - head + (wrap != vq->used_wrap ? vq->size : 0)));
+	}
 	vq->last_used = slot;
 	vq->used_wrap = wrap;
 	sh->n = 0;
@@ -366,6 +374,13 @@ static uint16_t enq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n
 		*bytes += m->pkt_len;
 		shadow_add(vq, sh, true, ids[i], vq->hdr_len + m->pkt_len, 1);
 	}
+	{
+		const struct vh_log *lg = __atomic_load_n(&vq->dirty_log, __ATOMIC_ACQUIRE);
+
+		if (unlikely(lg != NULL))
+			for (i = 0; i < cnt; i++)
+				vh_log_host(vq, lg, dst[i], vq->hdr_len + pkts[i]->pkt_len);
+	}
 	vq->last_avail = slot;
 	vq->avail_wrap = wrap;
 	return cnt;
@@ -508,6 +523,12 @@ static int enqueue_one(struct vh_vq *vq, struct rte_mbuf *m, struct pk_shadow *s
 	}
 
 	vh_copy_rx_chain(vq, &c, m, nb);
+	{
+		const struct vh_log *lg = __atomic_load_n(&vq->dirty_log, __ATOMIC_ACQUIRE);
+
+		if (unlikely(lg != NULL))
+			vh_log_chain(vq, lg, &c, need);
+	}
 
 	/* Keep a packet's buffers in one flush: its first buffer is then
 	 * published after the others. */
@@ -624,8 +645,11 @@ void vh_packed_start(struct vh_vq *vq)
 
 uint16_t vh_vq_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 {
-	const struct vh_vq *vq = q;
+	struct vh_vq *vq = q;
 
+	/* After a migration: one announcement ahead of the guest's frames. */
+	if (unlikely(__atomic_load_n(&vq->rarp_pending, __ATOMIC_RELAXED)))
+		return vh_rarp_dequeue(vq, pkts, n, vq->packed ? vh_packed_dequeue : vh_split_dequeue);
 	return vq->packed ? vh_packed_dequeue(q, pkts, n) : vh_split_dequeue(q, pkts, n);
 }
 

@@ -9,6 +9,7 @@
 #include "common/vring_sync.h"
 #include "vf_log.h"
 #include "vf_mbuf.h"
+#include "vhost_log.h"
 #include "vq_shared.h"
 
 int vh_split_walk(const struct vh_vq *vq, uint16_t head, bool want_write,
@@ -93,12 +94,19 @@ static inline uint16_t *avail_event_p(const struct vh_vq *vq)
 static void vq_publish(struct vh_vq *vq, uint16_t new_used)
 {
 	uint16_t old = vq->last_used;
+	const struct vh_log *lg = __atomic_load_n(&vq->dirty_log, __ATOMIC_ACQUIRE);
 	bool call;
 
+	/* Migration: the entries' pages are marked before the index that
+	 * publishes them, the index's after it is written. */
+	if (unlikely(lg != NULL))
+		vh_log_split_used(vq, lg, old, new_used);
 	/* Pairs with the driver's acquire of used->idx: entries and data
 	 * written above become visible first. */
 	vf_store_rel16(&vq->used->idx, new_used);
 	vq->last_used = new_used;
+	if (unlikely(lg != NULL))
+		vh_log_split_idx(vq, lg);
 	/* Store->load: publish before reading the driver's suppression
 	 * field, or a driver that just re-enabled calls is never woken. */
 	vf_mb();
@@ -273,6 +281,12 @@ static int enqueue_one(struct vh_vq *vq, struct rte_mbuf *m, uint16_t avail_idx,
 	}
 
 	vh_copy_rx_chain(vq, &c, m, nb);
+	{
+		const struct vh_log *lg = __atomic_load_n(&vq->dirty_log, __ATOMIC_ACQUIRE);
+
+		if (unlikely(lg != NULL))
+			vh_log_chain(vq, lg, &c, need);
+	}
 
 	uint32_t left = need;
 	uint16_t u = *used_idx;
@@ -344,6 +358,13 @@ static uint16_t enqueue_simple(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_
 		e->len = vq->hdr_len + m->pkt_len;
 		*bytes += m->pkt_len;
 		u++;
+	}
+	{
+		const struct vh_log *lg = __atomic_load_n(&vq->dirty_log, __ATOMIC_ACQUIRE);
+
+		if (unlikely(lg != NULL))
+			for (i = 0; i < nb; i++)
+				vh_log_host(vq, lg, dst[i], vq->hdr_len + pkts[i]->pkt_len);
 	}
 	vq->last_avail = (uint16_t)(vq->last_avail + nb);
 	*used_idx = u;
