@@ -169,12 +169,13 @@ static const struct {
 	{ "packets", ST(packets) }, { "bytes", ST(bytes) },
 	{ "bad_packet", ST(bad_packet) }, { "nombuf", ST(nombuf) },
 	{ "ring_broken", ST(broken) }, { "calls", ST(calls) },
-	{ "rarp", ST(rarp) }, { "log_miss_pages", ST(log_miss) },
+	{ "rarp", ST(rarp) }, { "log_pages", ST(log_pages) },
+	{ "log_miss_pages", ST(log_miss) },
 }, tx_xs[] = {
 	{ "packets", ST(packets) }, { "bytes", ST(bytes) },
 	{ "dropped_ring_full", ST(ring_full) }, { "dropped_too_big", ST(too_big) },
 	{ "ring_broken", ST(broken) }, { "calls", ST(calls) },
-	{ "log_miss_pages", ST(log_miss) },
+	{ "log_pages", ST(log_pages) }, { "log_miss_pages", ST(log_miss) },
 };
 #define NB_RX_XS (sizeof(rx_xs) / sizeof(rx_xs[0]))
 #define NB_TX_XS (sizeof(tx_xs) / sizeof(tx_xs[0]))

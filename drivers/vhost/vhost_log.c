@@ -144,6 +144,7 @@ static void mark(struct vh_vq *vq, const struct vh_log *l, uint64_t gpa, uint64_
 			vq->st.log_miss += last - p + 1;
 			return;
 		}
+		vq->st.log_pages++;
 		/* Atomic OR: the front-end clears bits concurrently, and other
 		 * cores mark the same bytes.  The write it records came first. */
 		if (!(__atomic_load_n(&l->bits[byte], __ATOMIC_RELAXED) & bit))

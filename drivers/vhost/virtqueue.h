@@ -33,6 +33,7 @@ struct vh_vq_stats {
 	uint64_t broken;	/* ring marked broken (structure error) */
 	uint64_t calls;		/* call eventfd writes */
 	uint64_t batched;	/* packed: buffers taken four at a time (tests) */
+	uint64_t log_pages;	/* dirty logging: pages marked (once per write) */
 	uint64_t log_miss;	/* dirty logging: pages written the log cannot hold */
 	uint64_t rarp;		/* RARP announcements put on this ring's receive side */
 };

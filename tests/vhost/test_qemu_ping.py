@@ -70,10 +70,9 @@ def cpio_newc(entries, path):
         f.write(out)
 
 
-def main():
-    # "packed": the device gets packed=on, so the guest's driver uses a
-    # packed virtqueue (and its DESC event suppression with EVENT_IDX)
-    packed = sys.argv[1:] == ["packed"]
+def guest_parts(make_init):
+    """The cloud kernel and the initramfs entries (busybox, virtio-net
+    modules, /init = make_init("mod.ko ...")); exits 77 when absent."""
     kernels = sorted(glob.glob(os.path.join(ROOT, "boot", "vmlinuz-*-cloud-amd64")))
     if not QEMU or not os.path.exists(BUSYBOX) or not kernels:
         skip("needs qemu-system-x86_64, busybox-static and linux-image-cloud-amd64")
@@ -82,24 +81,31 @@ def main():
     moddir = os.path.join(ROOT, "lib", "modules", kver, "kernel")
     if not all(os.path.exists(os.path.join(moddir, m)) for m in MODULES):
         skip("modules of %s not found under %s" % (kver, moddir))
+    names = [os.path.basename(m) for m in MODULES]
+    ents = [("bin", stat.S_IFDIR | 0o755, None, (0, 0)),
+            ("dev", stat.S_IFDIR | 0o755, None, (0, 0)),
+            ("dev/console", stat.S_IFCHR | 0o600, None, (5, 1)),
+            ("proc", stat.S_IFDIR | 0o755, None, (0, 0)),
+            ("sys", stat.S_IFDIR | 0o755, None, (0, 0)),
+            ("lib", stat.S_IFDIR | 0o755, None, (0, 0)),
+            ("init", stat.S_IFREG | 0o755, make_init(" ".join(names)).encode(), (0, 0)),
+            ("bin/busybox", stat.S_IFREG | 0o755, open(BUSYBOX, "rb").read(), (0, 0))]
+    for m in MODULES:
+        ents.append(("lib/" + os.path.basename(m), stat.S_IFREG | 0o644,
+                     open(os.path.join(moddir, m), "rb").read(), (0, 0)))
+    return kernel, ents
+
+
+def main():
+    # "packed": the device gets packed=on, so the guest's driver uses a
+    # packed virtqueue (and its DESC event suppression with EVENT_IDX)
+    packed = sys.argv[1:] == ["packed"]
+    kernel, ents = guest_parts(lambda mods: INIT % {"mods": mods, "count": COUNT})
 
     d = vt.tmpdir()
     sock = os.path.join(d, "vh.sock")
     vh = qemu = None
     try:
-        names = [os.path.basename(m) for m in MODULES]
-        ents = [("bin", stat.S_IFDIR | 0o755, None, (0, 0)),
-                ("dev", stat.S_IFDIR | 0o755, None, (0, 0)),
-                ("dev/console", stat.S_IFCHR | 0o600, None, (5, 1)),
-                ("proc", stat.S_IFDIR | 0o755, None, (0, 0)),
-                ("sys", stat.S_IFDIR | 0o755, None, (0, 0)),
-                ("lib", stat.S_IFDIR | 0o755, None, (0, 0)),
-                ("init", stat.S_IFREG | 0o755,
-                 (INIT % {"mods": " ".join(names), "count": COUNT}).encode(), (0, 0)),
-                ("bin/busybox", stat.S_IFREG | 0o755, open(BUSYBOX, "rb").read(), (0, 0))]
-        for m in MODULES:
-            ents.append(("lib/" + os.path.basename(m), stat.S_IFREG | 0o644,
-                         open(os.path.join(moddir, m), "rb").read(), (0, 0)))
         initrd = os.path.join(d, "initrd.cpio")
         cpio_newc(ents, initrd)
 
