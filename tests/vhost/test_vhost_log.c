@@ -453,12 +453,29 @@ static void test_split_tx_marks_used_only(void **state)
 	struct rte_mbuf *pkts[4];
 	uint64_t pg[4];
 
+	struct vhost_vring_addr a = ring_addr(1, true);
+
 	negotiate(f, F_SPLIT | LOG_ALL, PROTO);
 	assert_int_equal(log_base(f, LOG_NEED, 0), 0);
 	memset(f->g.va + 0x40000, 0, 12);
+	/* the used ring is marked where VHOST_VRING_F_LOG says, not where we
+	 * map it (QEMU's own view of the guest address) */
+	a.log_guest_addr = GUEST_GPA + 0x70000;
+	assert_int_equal(msg(f, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), 0);
 	d[0] = (struct vring_desc){ GUEST_GPA + 0x40000, 12 + 60, 0, 0 };
 	av->ring[0] = 0;
 	__atomic_store_n(&av->idx, 1, __ATOMIC_RELEASE);
+	assert_int_equal(vh_vq_dequeue(&f->dev->vq[1], pkts, 4), 1);
+	rte_pktmbuf_free(pkts[0]);
+	assert_int_equal(dirty(f, pg, 4), 1);
+	assert_int_equal(pg[0], GUEST_GPA + 0x70000);
+	/* without the flag: our translation */
+	a = ring_addr(1, false);
+	assert_int_equal(msg(f, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), 0);
+	memset(f->log, 0, LOG_FILE);
+	d[1] = (struct vring_desc){ GUEST_GPA + 0x40000, 12 + 60, 0, 0 };
+	av->ring[1] = 1;
+	__atomic_store_n(&av->idx, 2, __ATOMIC_RELEASE);
 	assert_int_equal(vh_vq_dequeue(&f->dev->vq[1], pkts, 4), 1);
 	rte_pktmbuf_free(pkts[0]);
 	assert_int_equal(dirty(f, pg, 4), 1);
