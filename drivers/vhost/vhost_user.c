@@ -209,6 +209,12 @@ static int h_set_mem_table(struct vh_ctx *c)
 		vh_mem_unmap(&dev->mem);
 		return reject(c, "SET_MEM_TABLE: cannot watch the mappings");
 	}
+	/* QEMU grows the log before the table; pages past it are counted. */
+	if (dev->log && dev->log->size < vh_log_need(&dev->mem))
+		VF_WARN("%s: the dirty log (%llu bytes) does not cover the new memory table "
+			"(%llu bytes needed): pages past it are counted in log_miss_pages",
+			dev->name, (unsigned long long)dev->log->size,
+			(unsigned long long)vh_log_need(&dev->mem));
 	for (unsigned int i = 0; i < 2u * dev->nb_qp; i++) {
 		struct vh_vq *vq = &dev->vq[i];
 		const char *w;

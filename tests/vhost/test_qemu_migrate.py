@@ -194,14 +194,15 @@ def main():
               (xb["rx_q0_rarp"], MAC), flush=True)
         vt.expect_eq("destination: dirty logging off", vhb.dinfo()["dirty_logging"], False, procs)
 
+        rtt = [float(t) for t in re.findall(r"seq=\d+ ttl=\d+ time=([\d.]+) ms", dst.stdout())]
         got = seqs(src.stdout()) | seqs(dst.stdout())
         top = max(got)
         lost = sorted(set(range(top + 1)) - got)
         gap = max(b - a for a, b in zip(sorted(got), sorted(got)[1:]))
         print("migration: %s, QEMU downtime %s ms, %d of %d pings lost %s, longest gap %d "
-              "intervals (%.1f s)" % ("packed" if packed else "split", st.get("downtime"),
-                                     len(lost), top + 1, lost[:20], gap, gap * INTERVAL),
-              flush=True)
+              "intervals (%.1f s), slowest reply on the destination %.0f ms" %
+              ("packed" if packed else "split", st.get("downtime"), len(lost), top + 1,
+               lost[:20], gap, gap * INTERVAL, max(rtt) if rtt else -1), flush=True)
 
         # the source QEMU (paused) and then the destination go: each
         # vhostd back to its idle fd count, both alive
