@@ -163,9 +163,11 @@ static void shadow_flush(struct vh_vq *vq, struct pk_shadow *sh, bool write)
 		const struct vh_log *lg = __atomic_load_n(&vq->dirty_log, __ATOMIC_ACQUIRE);
 
 		vf_store_rel16(&ring[head].flags, head_flags);
-		/* Migration: the slots just written, head to the new end. */
+		/* Migration: the slots just written, head to the new end
+		 * (one lap on at most). */
 		if (unlikely(lg != NULL))
-			vh_log_packed_used(vq, lg, head, (uint16_t)(slot - head + (wrap != vq->used_wrap ? vq->size : 0)));
+			vh_log_packed_used(vq, lg, head, (uint32_t)(slot - head) +
+					   (wrap != vq->used_wrap ? vq->size : 0u));
 	}
 	vq->last_used = slot;
 	vq->used_wrap = wrap;
