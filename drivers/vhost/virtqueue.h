@@ -17,6 +17,7 @@
 #include <rte_mempool.h>
 
 #include "vhost_mem.h"
+#include "vhost_offload.h"
 
 /* Segments one buffer (descriptor chain) may have before we drop it. */
 #define VH_MAX_SEGS 64
@@ -86,6 +87,7 @@ struct vh_vq {
 	struct vh_vq_stats st;
 	bool log_broken;	/* VF_LOG_ONCE flag */
 	const char *port_name;
+	struct vh_ol_q ol;	/* checksum/TSO offloads (vhost_offload.h) */
 
 	/* control (control thread only) */
 	uint16_t idx;

@@ -3,6 +3,8 @@
  * mbufs (protocols.md §2.5; hardening.md C, P5, P6). */
 #include "virtqueue.h"
 
+#include <string.h>
+
 #include "vf_log.h"
 
 /* Largest frame we assemble from a front-end chain (bytes after the header). */
@@ -46,9 +48,17 @@ static int chain_copy(struct vh_vq *vq, const struct vh_chain *c,
 
 	if (clen <= vq->hdr_len || left > VH_MAX_PKT)
 		return -1;
-	/* skip the header, which may span segments */
+	/* skip the header, which may span segments; with offloads it goes
+	 * to the headroom for vh_ol_dequeue() */
+	uint8_t *hd = rte_pktmbuf_mtod(m, uint8_t *) - vq->hdr_len;
+
 	while (skip) {
 		uint32_t l = RTE_MIN(skip, c->seg[s].len - off);
+
+		if (vq->ol.rx_allowed) {
+			memcpy(hd, c->seg[s].p + off, l);
+			hd += l;
+		}
 
 		skip -= l;
 		off += l;
