@@ -192,6 +192,7 @@ uint16_t vnet__ol_rx_slow(struct rte_mbuf **pkts, uint16_t n, uint16_t first,
 			e = vnet_ol_hdr_to_mbuf(&h, allowed, from_device, m);
 			if (e != VNET_OL_OK) {
 				st->err[e]++;
+				st->dropped_bytes += m->pkt_len;
 				rte_pktmbuf_free(m);
 				continue;
 			}

@@ -37,6 +37,7 @@ struct vnet_ol_rx_stats {
 	uint64_t tso;			/* TSO frames taken */
 	uint64_t data_valid;		/* DATA_VALID taken (from a device) */
 	uint64_t err[VNET_OL_NB_ERR];	/* err[0] unused */
+	uint64_t dropped_bytes;		/* of the frames refused */
 };
 
 /* xstats name of an error ("hdr_bad_csum", ...). */

@@ -59,7 +59,15 @@ uint16_t vh_ol_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 	/* Not negotiated: the headers were not copied and ask nothing. */
 	if (got == 0 || vq->ol.rx_allowed == 0)
 		return got;
-	return vnet_ol_rx(pkts, got, vq->hdr_len, vq->ol.rx_allowed, false, &vq->ol.rx);
+	uint64_t db = vq->ol.rx.dropped_bytes;
+	uint16_t k = vnet_ol_rx(pkts, got, vq->hdr_len, vq->ol.rx_allowed, false, &vq->ol.rx);
+
+	if (unlikely(k != got)) {
+		/* refused frames are not received ones (ierrors has them) */
+		vq->st.packets -= (uint64_t)(got - k);
+		vq->st.bytes -= vq->ol.rx.dropped_bytes - db;
+	}
+	return k;
 }
 
 uint16_t vh_ol_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n)

@@ -6,9 +6,18 @@
 
 static inline uint16_t rx_ol(struct vio_queue *q, struct rte_mbuf **pkts, uint16_t n)
 {
+	uint64_t db = q->ol_rx.dropped_bytes;
+	uint16_t k;
+
 	if (n == 0 || q->ol_rx_allowed == 0)
 		return n;
-	return vnet_ol_rx(pkts, n, VIO_HDR_LEN, q->ol_rx_allowed, true, &q->ol_rx);
+	k = vnet_ol_rx(pkts, n, VIO_HDR_LEN, q->ol_rx_allowed, true, &q->ol_rx);
+	if (unlikely(k != n)) {
+		/* refused frames are not received ones (ierrors has them) */
+		q->st.packets -= (uint64_t)(n - k);
+		q->st.bytes -= q->ol_rx.dropped_bytes - db;
+	}
+	return k;
 }
 
 uint16_t vio_rx_burst_ol(void *q, struct rte_mbuf **pkts, uint16_t n)
