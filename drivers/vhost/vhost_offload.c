@@ -56,9 +56,13 @@ uint16_t vh_ol_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 	struct vh_vq *vq = q;
 	uint16_t got = vh_vq_dequeue(q, pkts, n);
 
-	/* Not negotiated: the headers were not copied and ask nothing. */
-	if (got == 0 || vq->ol.rx_allowed == 0)
+	/* The copies noted whether any header of the burst asks for
+	 * something (never, when nothing was negotiated): one test. */
+	if (likely(vq->ol.asked == 0))
 		return got;
+	vq->ol.asked = 0;
+	if (got == 0)
+		return 0;
 	uint64_t db = vq->ol.rx.dropped_bytes;
 	uint16_t k = vnet_ol_rx(pkts, got, vq->hdr_len, vq->ol.rx_allowed, false, &vq->ol.rx);
 

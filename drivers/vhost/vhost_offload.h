@@ -16,6 +16,8 @@
  * control thread at SET_FEATURES, while the ring is stopped. */
 struct vh_ol_q {
 	uint32_t rx_allowed;		/* dequeue: CSUM, HOST_TSO4/6 negotiated */
+	uint8_t asked;			/* dequeue: OR of the burst's header flags
+					 * and gso_type (0: no frame asks) */
 	struct vf_ol_txq tx;		/* enqueue: caps = GUEST_CSUM, GUEST_TSO4/6 */
 	struct vnet_ol_rx_stats rx;	/* dequeue headers */
 	struct vnet_ol_rx_stats rx_base;	/* stats_reset snapshots */

@@ -67,6 +67,11 @@ static int chain_copy(struct vh_vq *vq, const struct vh_chain *c,
 			off = 0;
 		}
 	}
+	if (vq->ol.rx_allowed) {
+		const uint8_t *h = rte_pktmbuf_mtod(m, const uint8_t *) - vq->hdr_len;
+
+		vq->ol.asked |= (uint8_t)(h[0] | h[1]);	/* flags, gso_type */
+	}
 	m->pkt_len = left;
 	while (left) {
 		uint16_t room = rte_pktmbuf_tailroom(cur);

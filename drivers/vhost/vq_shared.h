@@ -79,12 +79,16 @@ static __rte_always_inline uint8_t *vh_simple_rx(const struct vh_vq *vq, uint64_
 /* Fast-path copies: a frame into a fresh one-segment mbuf (with offloads
  * negotiated, its header into the headroom for vh_ol_dequeue()), and a
  * one-mbuf packet with its header (num_buffers 1) into a buffer. */
-static __rte_always_inline void vh_copy_tx(const struct vh_vq *vq, struct rte_mbuf *m,
+static __rte_always_inline void vh_copy_tx(struct vh_vq *vq, struct rte_mbuf *m,
 					   const uint8_t *src, uint32_t flen)
 {
-	if (vq->ol.rx_allowed)
-		memcpy(rte_pktmbuf_mtod(m, uint8_t *) - vq->hdr_len, src - vq->hdr_len,
-		       vq->hdr_len);
+	if (vq->ol.rx_allowed) {
+		/* the offload fields only (fixed size: two moves, no call) */
+		uint8_t *h = rte_pktmbuf_mtod(m, uint8_t *) - vq->hdr_len;
+
+		memcpy(h, src - vq->hdr_len, sizeof(struct virtio_net_hdr));
+		vq->ol.asked |= (uint8_t)(h[0] | h[1]);	/* flags, gso_type */
+	}
 	rte_memcpy(rte_pktmbuf_mtod(m, void *), src, flen);
 	m->data_len = (uint16_t)flen;
 	m->pkt_len = flen;
