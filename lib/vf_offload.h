@@ -95,14 +95,20 @@ uint16_t vf__ol_tx_sw(void *q, vf_ol_tx_fn tx, struct vf_ol_txq *ol,
  * consumed (pkts[0..ret)); the rest stay the caller's, unchanged but for
  * checksums already filled.  A TSO frame whose segments only partly fit
  * counts as consumed (the rest counted in sw_unsent).  With no packet
- * asking, this costs one flag test per packet. */
+ * asking, this costs an OR of the burst's ol_flags and one test. */
 static inline uint16_t vf_ol_tx_burst(void *q, vf_ol_tx_fn tx, struct vf_ol_txq *ol,
 				      struct rte_mbuf **pkts, uint16_t n)
 {
+	uint64_t any = 0;
+
+	/* one branch per burst when nothing asks */
 	for (uint16_t i = 0; i < n; i++)
-		if (unlikely(pkts[i]->ol_flags & VF_OL_TX_MASK) &&
-		    vf_ol_needs_sw(pkts[i], ol->caps))
-			return vf__ol_tx_sw(q, tx, ol, pkts, n, i);
+		any |= pkts[i]->ol_flags;
+	if (unlikely(any & VF_OL_TX_MASK)) {
+		for (uint16_t i = 0; i < n; i++)
+			if ((pkts[i]->ol_flags & VF_OL_TX_MASK) && vf_ol_needs_sw(pkts[i], ol->caps))
+				return vf__ol_tx_sw(q, tx, ol, pkts, n, i);
+	}
 	return tx(q, pkts, n);
 }
 

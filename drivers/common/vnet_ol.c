@@ -182,32 +182,37 @@ uint16_t vnet__ol_rx_slow(struct rte_mbuf **pkts, uint16_t n, uint16_t first,
 	for (uint16_t i = first; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		struct virtio_net_hdr h;
-		int e;
 
 		/* a private copy: the header is never read twice */
 		memcpy(&h, vnet_ol_hdr_of(m, hdr_back), sizeof(h));
-		if ((h.flags | h.gso_type) != 0) {
-			uint64_t before = m->ol_flags;
-
-			e = vnet_ol_hdr_to_mbuf(&h, allowed, from_device, m);
-			if (e != VNET_OL_OK) {
-				st->err[e]++;
-				st->dropped_bytes += m->pkt_len;
-				rte_pktmbuf_free(m);
-				continue;
-			}
-			if (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG)
-				st->tso++;
-			else if (m->ol_flags & RTE_MBUF_F_TX_L4_MASK)
-				st->csum++;
-			else if (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_GOOD)
-				st->data_valid++;
-			else if (m->ol_flags == before && (h.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM))
-				st->csum_sw++;
-		}
+		if ((h.flags | h.gso_type) != 0 && !vnet_ol_take(&h, allowed, from_device, m, st))
+			continue;
 		pkts[k++] = m;
 	}
 	return k;
+}
+
+bool vnet_ol_take(const struct virtio_net_hdr *h, uint32_t allowed, bool from_device,
+		  struct rte_mbuf *m, struct vnet_ol_rx_stats *st)
+{
+	uint64_t before = m->ol_flags;
+	int e = vnet_ol_hdr_to_mbuf(h, allowed, from_device, m);
+
+	if (e != VNET_OL_OK) {
+		st->err[e]++;
+		st->dropped_bytes += m->pkt_len;
+		rte_pktmbuf_free(m);
+		return false;
+	}
+	if (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG)
+		st->tso++;
+	else if (m->ol_flags & RTE_MBUF_F_TX_L4_MASK)
+		st->csum++;
+	else if (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_GOOD)
+		st->data_valid++;
+	else if (m->ol_flags == before && (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM))
+		st->csum_sw++;
+	return true;
 }
 
 void vnet_ol_mbuf_to_hdr(const struct rte_mbuf *m, struct virtio_net_hdr *h, bool data_valid)

@@ -53,6 +53,11 @@ const char *vnet_ol_err_name(int e);
 int vnet_ol_hdr_to_mbuf(const struct virtio_net_hdr *h, uint32_t allowed, bool from_device,
 			struct rte_mbuf *m);
 
+/* Applies h (a private copy) to m with vnet_ol_hdr_to_mbuf() and counts
+ * the outcome in st; a refused m is freed (false). */
+bool vnet_ol_take(const struct virtio_net_hdr *h, uint32_t allowed, bool from_device,
+		  struct rte_mbuf *m, struct vnet_ol_rx_stats *st);
+
 /* The general case of vnet_ol_rx(). */
 uint16_t vnet__ol_rx_slow(struct rte_mbuf **pkts, uint16_t n, uint16_t first,
 			  uint32_t hdr_back, uint32_t allowed, bool from_device,

@@ -16,8 +16,8 @@
  * control thread at SET_FEATURES, while the ring is stopped. */
 struct vh_ol_q {
 	uint32_t rx_allowed;		/* dequeue: CSUM, HOST_TSO4/6 negotiated */
-	uint8_t asked;			/* dequeue: OR of the burst's header flags
-					 * and gso_type (0: no frame asks) */
+	bool asked;			/* dequeue: a header of this burst asks for
+					 * something (vh_ol_stash() ran) */
 	struct vf_ol_txq tx;		/* enqueue: caps = GUEST_CSUM, GUEST_TSO4/6 */
 	struct vnet_ol_rx_stats rx;	/* dequeue headers */
 	struct vnet_ol_rx_stats rx_base;	/* stats_reset snapshots */
@@ -55,6 +55,11 @@ int64_t vh_ol_from_devargs(const struct vf_devargs *da, char *err, size_t len);
 struct vh_vq;
 /* SET_FEATURES: what the ring's data path may take and pass. */
 void vh_ol_set_features(struct vh_vq *vq, uint64_t features);
+
+/* Dequeue, for a frame whose header has flags or gso_type set: keeps
+ * the header's offload fields (g: its first 10 bytes, read once here) in
+ * m's headroom, marks m for vh_ol_dequeue() and the burst as asking. */
+void vh_ol_stash(struct vh_vq *vq, struct rte_mbuf *m, const uint8_t *g);
 
 /* Burst functions with offloads: dequeue, then the headers into the
  * mbufs; enqueue through vf_ol_tx_burst(). */

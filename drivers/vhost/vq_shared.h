@@ -83,11 +83,11 @@ static __rte_always_inline void vh_copy_tx(struct vh_vq *vq, struct rte_mbuf *m,
 					   const uint8_t *src, uint32_t flen)
 {
 	if (vq->ol.rx_allowed) {
-		/* the offload fields only (fixed size: two moves, no call) */
-		uint8_t *h = rte_pktmbuf_mtod(m, uint8_t *) - vq->hdr_len;
+		const uint8_t *g = src - vq->hdr_len;
 
-		memcpy(h, src - vq->hdr_len, sizeof(struct virtio_net_hdr));
-		vq->ol.asked |= (uint8_t)(h[0] | h[1]);	/* flags, gso_type */
+		/* flags, gso_type: a header asking nothing costs this test */
+		if (unlikely((g[0] | g[1]) != 0))
+			vh_ol_stash(vq, m, g);
 	}
 	rte_memcpy(rte_pktmbuf_mtod(m, void *), src, flen);
 	m->data_len = (uint16_t)flen;
