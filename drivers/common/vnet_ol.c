@@ -22,36 +22,33 @@ const char *vnet_ol_err_name(int e)
 	}
 }
 
-uint32_t vnet_ol_caps_host(uint64_t f)
+/* VF_OL_CAP_* from the four feature bits of one direction. */
+static uint32_t caps_of(uint64_t f, int csum, int tso4, int tso6, int ecn)
 {
-	uint32_t c = 0;
+	uint32_t c;
 
-	if (!(f & (1ull << VIRTIO_NET_F_CSUM)))
+	if (!(f & (1ull << csum)))
 		return 0;
-	c |= VF_OL_CAP_CSUM;
-	if (f & (1ull << VIRTIO_NET_F_HOST_TSO4))
+	c = VF_OL_CAP_CSUM;
+	if (f & (1ull << tso4))
 		c |= VF_OL_CAP_TSO4;
-	if (f & (1ull << VIRTIO_NET_F_HOST_TSO6))
+	if (f & (1ull << tso6))
 		c |= VF_OL_CAP_TSO6;
-	if ((c & (VF_OL_CAP_TSO4 | VF_OL_CAP_TSO6)) && (f & (1ull << VIRTIO_NET_F_HOST_ECN)))
+	if ((c & (VF_OL_CAP_TSO4 | VF_OL_CAP_TSO6)) && (f & (1ull << ecn)))
 		c |= VF_OL_CAP_ECN;
 	return c;
 }
 
+uint32_t vnet_ol_caps_host(uint64_t f)
+{
+	return caps_of(f, VIRTIO_NET_F_CSUM, VIRTIO_NET_F_HOST_TSO4, VIRTIO_NET_F_HOST_TSO6,
+		       VIRTIO_NET_F_HOST_ECN);
+}
+
 uint32_t vnet_ol_caps_guest(uint64_t f)
 {
-	uint32_t c = 0;
-
-	if (!(f & (1ull << VIRTIO_NET_F_GUEST_CSUM)))
-		return 0;
-	c |= VF_OL_CAP_CSUM;
-	if (f & (1ull << VIRTIO_NET_F_GUEST_TSO4))
-		c |= VF_OL_CAP_TSO4;
-	if (f & (1ull << VIRTIO_NET_F_GUEST_TSO6))
-		c |= VF_OL_CAP_TSO6;
-	if ((c & (VF_OL_CAP_TSO4 | VF_OL_CAP_TSO6)) && (f & (1ull << VIRTIO_NET_F_GUEST_ECN)))
-		c |= VF_OL_CAP_ECN;
-	return c;
+	return caps_of(f, VIRTIO_NET_F_GUEST_CSUM, VIRTIO_NET_F_GUEST_TSO4,
+		       VIRTIO_NET_F_GUEST_TSO6, VIRTIO_NET_F_GUEST_ECN);
 }
 
 /* The L2/L3 layout of a frame as far as offloads need it. */
