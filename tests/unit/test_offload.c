@@ -566,9 +566,28 @@ static void test_tx_wrapper(void **state)
 	assert_int_equal(in_use(), base);
 }
 
+/* Feature bits -> what each side takes; TSO without its checksum bit
+ * does not count (spec feature dependencies). */
+static void test_caps(void **state)
+{
+	uint64_t all = (1ull << VIRTIO_NET_F_CSUM) | (1ull << VIRTIO_NET_F_HOST_TSO4) |
+		       (1ull << VIRTIO_NET_F_HOST_TSO6) | (1ull << VIRTIO_NET_F_GUEST_CSUM) |
+		       (1ull << VIRTIO_NET_F_GUEST_TSO4);
+
+	assert_int_equal(vnet_ol_caps_host(all), VF_OL_CAP_CSUM | VF_OL_CAP_TSO4 | VF_OL_CAP_TSO6);
+	assert_int_equal(vnet_ol_caps_guest(all), VF_OL_CAP_CSUM | VF_OL_CAP_TSO4);
+	assert_int_equal(vnet_ol_caps_host(all & ~(1ull << VIRTIO_NET_F_CSUM)), 0);
+	assert_int_equal(vnet_ol_caps_guest(1ull << VIRTIO_NET_F_GUEST_TSO6), 0);
+	assert_int_equal(vnet_ol_caps_host(all | (1ull << VIRTIO_NET_F_HOST_ECN)),
+			 VF_OL_CAP_CSUM | VF_OL_CAP_TSO4 | VF_OL_CAP_TSO6 | VF_OL_CAP_ECN);
+	assert_int_equal(vnet_ol_caps_host((1ull << VIRTIO_NET_F_CSUM) | (1ull << VIRTIO_NET_F_HOST_ECN)),
+			 VF_OL_CAP_CSUM);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_bad_headers),
 		cmocka_unit_test(test_rx_fixup),
 		cmocka_unit_test(test_sw_csum),
