@@ -15,6 +15,8 @@ sums what it got.  Cases (argv[1]):
   vu     sender -> vfwd (vhost port -> virtio_user port) -> vhostd ->
          receiver, virtio_user asking for all offloads: the TSO frames go
          through our front-end's headers both ways
+  vu_rev as vu with the sender on vhostd's side: the TSO frames reach
+         vfwd's virtio_user as GSO headers (its receive path)
   vu_sw  the same with a virtio_user that asks for none: vfwd's
          virtio_user port segments in software
 
@@ -125,7 +127,7 @@ def total(xs, port, suffix):
 
 def main():
     case = sys.argv[1] if len(sys.argv) > 1 else "on"
-    if case not in ("on", "off", "mixed", "vu", "vu_sw"):
+    if case not in ("on", "off", "mixed", "vu", "vu_rev", "vu_sw"):
         vt.fail("unknown case " + case)
     import glob
     kernels = sorted(glob.glob(os.path.join(qp.ROOT, "boot", "vmlinuz-*-cloud-amd64")))
@@ -159,15 +161,16 @@ def main():
             vf = vt.Proc([VFWD, "-l", "0-1", "--main-lcore", "1", "--fwd", "io",
                           "--total-num-mbufs", "16384", "--prom-file", prom_vf,
                           "--stats-period", "1", "--json",
-                          "--port", "virtio_user,path=%s%s" % (x, VU_OL if case == "vu" else ""),
+                          "--port", "virtio_user,path=%s%s" % (x, "" if case == "vu_sw" else VU_OL),
                           "--port", "vhost,iface=%s,tso=1" % b], name="vfwd")
             procs.append(vf)
             vt.wait_for(lambda: os.path.exists(b) or not vf.alive(), "the vfwd socket")
         props_send = OFF if case == "off" else ""
         props_recv = OFF if case in ("off", "mixed") else ""
-        recv = guest(kernel, rd_recv, a, "52:54:00:00:00:01", props_recv, "recv")
+        rev = case == "vu_rev"
+        recv = guest(kernel, rd_recv, b if rev else a, "52:54:00:00:00:01", props_recv, "recv")
         procs.append(recv)
-        send = guest(kernel, rd_send, b, "52:54:00:00:00:02", props_send, "send")
+        send = guest(kernel, rd_send, a if rev else b, "52:54:00:00:00:02", props_send, "send")
         procs.append(send)
         res = vt.wait_for(lambda: re.search(r"RECV_MD5 ([0-9a-f]{32})", recv.stdout()) or
                           (not recv.alive() and "qemu exited"), "the transfer", timeout=240,
@@ -212,6 +215,14 @@ def main():
             if tso_in == 0 or sw_tso == 0:
                 vt.fail("expected TSO frames in and cut in software, got %d and %d" %
                         (tso_in, sw_tso))
+        elif case == "vu_rev":
+            # guest -> vhostd port 0 -> (GSO header) -> virtio_user -> guest
+            vu_tso_in = xf.get((0, "rx_ol_tso"), 0)
+            print("vfwd: TSO frames virtio_user took from vhostd: %d" % vu_tso_in, flush=True)
+            if vu_tso_in == 0:
+                vt.fail("virtio_user received no TSO frame")
+            vt.expect_eq("vhostd software TSO", total(xv, 1, "tx_q0_sw_tso"), 0, procs)
+            vt.expect_eq("vfwd software TSO", total(xf, 1, "tx_q0_sw_tso"), 0, procs)
         else:
             vf_tso_in = total(xf, 1, "rx_q0_ol_tso")
             vf_sw = xf.get((0, "tx_sw_tso"), 0)
