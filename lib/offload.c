@@ -300,7 +300,7 @@ bad:
 enum { K_PASS, K_TSO, K_BAD, K_NOMBUF };
 
 uint16_t vf__ol_tx_sw(void *q, vf_ol_tx_fn tx, struct vf_ol_txq *ol,
-		      struct rte_mbuf **pkts, uint16_t n, uint16_t first)
+		      struct rte_mbuf **pkts, uint16_t n)
 {
 	struct rte_mbuf *out[OL_OUT_MAX];
 	uint16_t ends[OL_OUT_MAX];
@@ -308,7 +308,6 @@ uint16_t vf__ol_tx_sw(void *q, vf_ol_tx_fn tx, struct vf_ol_txq *ol,
 	uint32_t caps = ol->caps;
 	uint16_t done = 0;
 
-	(void)first;	/* the chunk loop re-tests the leading plain packets */
 	while (done < n) {
 		uint16_t no = 0, ni = 0, s, consumed = 0;
 

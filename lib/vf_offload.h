@@ -88,7 +88,7 @@ static inline bool vf_ol_needs_sw(const struct rte_mbuf *m, uint32_t caps)
 
 /* The general path of vf_ol_tx_burst(). */
 uint16_t vf__ol_tx_sw(void *q, vf_ol_tx_fn tx, struct vf_ol_txq *ol,
-		      struct rte_mbuf **pkts, uint16_t n, uint16_t first);
+		      struct rte_mbuf **pkts, uint16_t n);
 
 /* A transmit burst through tx that finishes in software what the peer
  * (ol->caps) does not take.  Same contract as tx: returns the packets
@@ -107,7 +107,7 @@ static inline uint16_t vf_ol_tx_burst(void *q, vf_ol_tx_fn tx, struct vf_ol_txq 
 	if (unlikely(any & VF_OL_TX_MASK)) {
 		for (uint16_t i = 0; i < n; i++)
 			if ((pkts[i]->ol_flags & VF_OL_TX_MASK) && vf_ol_needs_sw(pkts[i], ol->caps))
-				return vf__ol_tx_sw(q, tx, ol, pkts, n, i);
+				return vf__ol_tx_sw(q, tx, ol, pkts, n);
 	}
 	return tx(q, pkts, n);
 }
