@@ -44,6 +44,7 @@ struct vh_dev {
 	char name[VF_NAME_LEN];
 	uint16_t nb_qp;			/* queue pairs offered */
 	uint64_t features, protocol_features;
+	uint64_t ol_offer;		/* offload features offered (devargs) */
 	bool features_set;
 	uint8_t status;
 	bool link_up;			/* atomic: read by link_get */

@@ -22,6 +22,7 @@ static const struct vf_kvdef vhost_keys[] = {
 	{ "queues", VF_KV_UINT, 1, VF_MAX_QUEUES, NULL, "1", "queue pairs" },
 	{ "client", VF_KV_BOOL, 0, 1, NULL, "0",
 	  "1: connect to a front-end in server mode, retrying every second" },
+	VH_OL_KEYS,
 	VF_ACCESS_KEYS,
 	{ NULL },
 };
@@ -32,6 +33,7 @@ static int vhost_probe(struct vf_port *port, const struct vf_devargs *da)
 	uint16_t nq = (uint16_t)vf_devargs_uint(da, "queues", 1);
 	struct vh_dev *dev;
 	char err[256];
+	int64_t ol;
 	int rc;
 
 	if (!iface) {
@@ -40,6 +42,11 @@ static int vhost_probe(struct vf_port *port, const struct vf_devargs *da)
 	}
 	/* The SIGBUS guard's one-time fd and handler exist before any
 	 * front-end does (fd counts across connections stay flat). */
+	ol = vh_ol_from_devargs(da, err, sizeof(err));
+	if (ol < 0) {
+		VF_ERR("%s: vhost: %s", port->name, err);
+		return -EINVAL;
+	}
 	vf_peermem_init();
 	dev = aligned_alloc(RTE_CACHE_LINE_SIZE,
 			    RTE_ALIGN_CEIL(sizeof(*dev), RTE_CACHE_LINE_SIZE));
@@ -48,6 +55,7 @@ static int vhost_probe(struct vf_port *port, const struct vf_devargs *da)
 	vh_dev_init(dev, port->name, nq);
 	snprintf(dev->path, sizeof(dev->path), "%s", iface);
 	dev->client = vf_devargs_bool(da, "client", false);
+	dev->ol_offer = (uint64_t)ol;
 	if (vf_access_from_devargs(&dev->access, da, err, sizeof(err)) < 0) {
 		VF_ERR("%s: vhost: %s", port->name, err);
 		free(dev);
@@ -91,8 +99,11 @@ static int vhost_start(struct vf_port *port)
 		port->rxq[q] = &dev->vq[2 * q + 1];
 		port->txq[q] = &dev->vq[2 * q];
 	}
-	port->rx_burst = vh_vq_dequeue;
-	port->tx_burst = vh_vq_enqueue;
+	/* The headers matter only with CSUM or HOST_TSO offered; the
+	 * enqueue side always finishes what a packet asks and the guest
+	 * does not take (one flag test per packet when none asks). */
+	port->rx_burst = (dev->ol_offer & VNET_OL_HOST_FEATURES) ? vh_ol_dequeue : vh_vq_dequeue;
+	port->tx_burst = vh_ol_enqueue;
 	return 0;
 }
 
@@ -144,11 +155,11 @@ static void vhost_stats_get(struct vf_port *port, struct vf_port_stats *st)
 
 		st->ipackets += vq_stat(rx, ST(packets));
 		st->ibytes += vq_stat(rx, ST(bytes));
-		st->ierrors += vq_stat(rx, ST(bad_packet));
+		st->ierrors += vq_stat(rx, ST(bad_packet)) + vh_ol_rx_dropped(rx);
 		st->rx_nombuf += vq_stat(rx, ST(nombuf));
 		st->opackets += vq_stat(tx, ST(packets));
 		st->obytes += vq_stat(tx, ST(bytes));
-		st->oerrors += vq_stat(tx, ST(too_big));
+		st->oerrors += vq_stat(tx, ST(too_big)) + vh_ol_tx_dropped(tx);
 	}
 }
 
@@ -156,8 +167,10 @@ static void vhost_stats_reset(struct vf_port *port)
 {
 	struct vh_dev *dev = port->priv;
 
-	for (unsigned int i = 0; i < 2u * dev->nb_qp; i++)
+	for (unsigned int i = 0; i < 2u * dev->nb_qp; i++) {
 		memcpy(&dev->vq[i].base, &dev->vq[i].st, sizeof(dev->vq[i].st));
+		vh_ol_stats_reset(&dev->vq[i]);
+	}
 }
 
 /* xstats: per queue, from this table; rx_ names read the dequeue vring,
@@ -180,6 +193,22 @@ static const struct {
 #define NB_RX_XS (sizeof(rx_xs) / sizeof(rx_xs[0]))
 #define NB_TX_XS (sizeof(tx_xs) / sizeof(tx_xs[0]))
 
+struct xs_put {
+	struct vf_xstat *xs;
+	unsigned int n, *k;
+};
+
+static void xs_put(void *arg, uint64_t v, const char *dir, unsigned int q, const char *name)
+{
+	struct xs_put *a = arg;
+
+	if (*a->k < a->n) {
+		snprintf(a->xs[*a->k].name, sizeof(a->xs[*a->k].name), "%s_q%u_%s", dir, q, name);
+		a->xs[*a->k].value = v;
+	}
+	(*a->k)++;
+}
+
 static int vhost_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned int n)
 {
 	struct vh_dev *dev = port->priv;
@@ -198,6 +227,12 @@ static int vhost_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned 
 	for (uint16_t q = 0; q < dev->nb_qp; q++)
 		for (size_t i = 0; i < NB_TX_XS; i++)
 			PUT(vq_stat(&dev->vq[2 * q], tx_xs[i].k), "tx_q%u_%s", q, tx_xs[i].name);
+	{
+		struct xs_put a = { xs, n, &k };
+
+		for (uint16_t q = 0; q < dev->nb_qp; q++)
+			vh_ol_xstats(&dev->vq[2 * q + 1], &dev->vq[2 * q], q, xs_put, &a);
+	}
 	PUT(dev->connections, "connections");
 	PUT(dev->ctl_rejects, "ctl_rejects");
 	PUT(dev->link_changes, "link_changes");
@@ -218,6 +253,7 @@ static void vhost_info(struct vf_port *port, struct vf_out *o)
 	vf_out_bool(o, "connected", dev->conn_fd >= 0);
 	vf_out_u64(o, "queue_pairs", dev->nb_qp);
 	vf_out_strf(o, "features", "0x%llx", (unsigned long long)dev->features);
+	vf_out_strf(o, "offloads_offered", "0x%llx", (unsigned long long)dev->ol_offer);
 	vf_out_strf(o, "protocol_features", "0x%llx",
 		    (unsigned long long)dev->protocol_features);
 	vf_out_strf(o, "status", "0x%x", dev->status);

@@ -121,7 +121,7 @@ static void close_fd(int *fd)
 
 static int h_get_features(struct vh_ctx *c)
 {
-	reply_u64(c, VH_FEATURES);
+	reply_u64(c, VH_FEATURES | c->dev->ol_offer);
 	return 0;
 }
 
@@ -130,7 +130,7 @@ static int h_set_features(struct vh_ctx *c)
 	struct vh_dev *dev = c->dev;
 	uint64_t f = c->msg->p.u64;
 
-	if (f & ~VH_FEATURES)
+	if (f & ~(VH_FEATURES | dev->ol_offer))
 		return reject(c, "SET_FEATURES 0x%llx has bits we did not offer",
 			      (unsigned long long)f);
 	/* QEMU turns dirty logging on and off under running rings; nothing
@@ -147,6 +147,7 @@ static int h_set_features(struct vh_ctx *c)
 		vq->mrg_rxbuf = f & (1ull << VIRTIO_NET_F_MRG_RXBUF);
 		vq->in_order = f & (1ull << VIRTIO_F_IN_ORDER);
 		vq->packed = f & (1ull << VIRTIO_F_RING_PACKED);
+		vh_ol_set_features(vq, f);
 		vq->hdr_len = (f & ((1ull << VIRTIO_NET_F_MRG_RXBUF) |
 				    (1ull << VIRTIO_F_VERSION_1))) ? 12 : 10;
 		/* Without bit 30 rings are enabled from the start; never

@@ -17,6 +17,7 @@
 #include <rte_mempool.h>
 
 #include "vhost_mem.h"
+#include "vhost_offload.h"
 
 struct vh_log;
 
@@ -97,6 +98,7 @@ struct vh_vq {
 	uint64_t log_used_gpa;		/* atomic: VHOST_VRING_F_LOG address or ~0 */
 	bool rarp_pending;		/* atomic: next dequeue starts with a RARP */
 	uint8_t rarp_mac[6];
+	struct vh_ol_q ol;	/* checksum/TSO offloads (vhost_offload.h) */
 
 	/* control (control thread only) */
 	uint16_t idx;

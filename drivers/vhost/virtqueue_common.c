@@ -3,6 +3,8 @@
  * mbufs (protocols.md §2.5; hardening.md C, P5, P6). */
 #include "virtqueue.h"
 
+#include <string.h>
+
 #include "vf_log.h"
 
 /* Largest frame we assemble from a front-end chain (bytes after the header). */
@@ -46,9 +48,16 @@ static int chain_copy(struct vh_vq *vq, const struct vh_chain *c,
 
 	if (clen <= vq->hdr_len || left > VH_MAX_PKT)
 		return -1;
-	/* skip the header, which may span segments */
+	/* skip the header, which may span segments; with offloads its
+	 * fields are kept for vh_ol_dequeue() */
+	uint8_t hdr[12];
+	uint32_t hl = 0;
+
 	while (skip) {
 		uint32_t l = RTE_MIN(skip, c->seg[s].len - off);
+
+		memcpy(hdr + hl, c->seg[s].p + off, l);
+		hl += l;
 
 		skip -= l;
 		off += l;
@@ -57,6 +66,8 @@ static int chain_copy(struct vh_vq *vq, const struct vh_chain *c,
 			off = 0;
 		}
 	}
+	if (vq->ol.rx_allowed && (hdr[0] | hdr[1]) != 0)
+		vh_ol_stash(vq, m, hdr);
 	m->pkt_len = left;
 	while (left) {
 		uint16_t room = rte_pktmbuf_tailroom(cur);
@@ -100,5 +111,6 @@ int vh_chain_to_mbuf(struct vh_vq *vq, const struct vh_chain *c,
 		m->next = NULL;
 	}
 	rte_pktmbuf_reset(m);
+	m->hash.usr = 0;	/* no header kept (vh_ol_stash) */
 	return -1;
 }

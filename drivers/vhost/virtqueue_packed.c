@@ -323,7 +323,7 @@ static uint16_t deq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n
 	for (i = 0; i < cnt; i++) {
 		struct rte_mbuf *m = pkts[i];
 
-		vh_copy_tx(m, src[i], flen[i]);
+		vh_copy_tx(vq, m, src[i], flen[i]);
 		*bytes += flen[i];
 		deq_used(vq, dn, ids[i], 1);
 	}

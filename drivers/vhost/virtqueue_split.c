@@ -192,7 +192,7 @@ uint16_t vh_split_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 			int ok;
 
 			if (src[i]) {
-				vh_copy_tx(m, src[i], flen[i]);
+				vh_copy_tx(vq, m, src[i], flen[i]);
 				ok = 1;
 			} else {
 				struct vh_chain c;

@@ -76,18 +76,38 @@ static __rte_always_inline uint8_t *vh_simple_rx(const struct vh_vq *vq, uint64_
 	return p;
 }
 
-/* Fast-path copies: a frame into a fresh one-segment mbuf, and a
+/* Fast-path copies: a frame into a fresh one-segment mbuf (with offloads
+ * negotiated, its header into the headroom for vh_ol_dequeue()), and a
  * one-mbuf packet with its header (num_buffers 1) into a buffer. */
-static __rte_always_inline void vh_copy_tx(struct rte_mbuf *m, const uint8_t *src, uint32_t flen)
+static __rte_always_inline void vh_copy_tx(struct vh_vq *vq, struct rte_mbuf *m,
+					   const uint8_t *src, uint32_t flen)
 {
+	if (vq->ol.rx_allowed) {
+		const uint8_t *g = src - vq->hdr_len;
+
+		/* flags, gso_type: a header asking nothing costs this test */
+		if (unlikely((g[0] | g[1]) != 0))
+			vh_ol_stash(vq, m, g);
+	}
 	rte_memcpy(rte_pktmbuf_mtod(m, void *), src, flen);
 	m->data_len = (uint16_t)flen;
 	m->pkt_len = flen;
 }
 
+/* The offload fields of the header written for m: what vf_ol_tx_burst()
+ * left asked is what the guest negotiated. */
+static __rte_always_inline void vh_rx_hdr_ol(const struct vh_vq *vq, const struct rte_mbuf *m,
+					     struct virtio_net_hdr_mrg_rxbuf *hdr)
+{
+	if (unlikely(vq->ol.tx.caps != 0 && (m->ol_flags & VNET_OL_HDR_MASK)))
+		vnet_ol_mbuf_to_hdr(m, &hdr->hdr, true);
+}
+
 static __rte_always_inline void vh_copy_rx(const struct vh_vq *vq, uint8_t *dst, const struct rte_mbuf *m)
 {
 	struct virtio_net_hdr_mrg_rxbuf hdr = { .num_buffers = 1 };
+
+	vh_rx_hdr_ol(vq, m, &hdr);
 
 	if (vq->hdr_len == sizeof(hdr))
 		memcpy(dst, &hdr, sizeof(hdr));
@@ -104,6 +124,7 @@ static inline void vh_copy_rx_chain(const struct vh_vq *vq, const struct vh_chai
 	struct virtio_net_hdr_mrg_rxbuf hdr = { .num_buffers = vq->mrg_rxbuf ? nb : 1 };
 	struct vh_cursor cu = { .c = c };
 
+	vh_rx_hdr_ol(vq, m, &hdr);
 	vh_cursor_write(&cu, &hdr, vq->hdr_len);
 	for (const struct rte_mbuf *s = m; s; s = s->next)
 		vh_cursor_write(&cu, rte_pktmbuf_mtod(s, const void *), s->data_len);

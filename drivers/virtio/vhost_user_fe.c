@@ -209,7 +209,14 @@ int vu_fe_negotiate(struct vu_fe *fe, const struct vu_fe_want *want, bool owner)
 				       "VIRTIO_F_RING_PACKED (offers 0x%llx)", (unsigned long long)off);
 		want_f |= (1ull << VIRTIO_F_RING_PACKED) | (1ull << VIRTIO_RING_F_EVENT_IDX);
 	}
+	want_f |= want->offloads & VU_FE_OL_FEATURES;
 	fe->features = off & want_f;
+	/* A TSO bit needs its checksum bit (spec feature dependencies): a
+	 * backend offering one without the other gets neither TSO. */
+	if (!(fe->features & (1ull << VIRTIO_NET_F_CSUM)))
+		fe->features &= ~((1ull << VIRTIO_NET_F_HOST_TSO4) | (1ull << VIRTIO_NET_F_HOST_TSO6));
+	if (!(fe->features & (1ull << VIRTIO_NET_F_GUEST_CSUM)))
+		fe->features &= ~((1ull << VIRTIO_NET_F_GUEST_TSO4) | (1ull << VIRTIO_NET_F_GUEST_TSO6));
 	if (fe->features & (1ull << VHOST_USER_F_PROTOCOL_FEATURES)) {
 		if ((r = fe_get_u64(fe, VHOST_USER_GET_PROTOCOL_FEATURES, &poff)) < 0)
 			return r;

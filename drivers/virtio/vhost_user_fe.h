@@ -34,6 +34,7 @@ struct vu_fe_want {
 	bool mrg_rxbuf, in_order;
 	uint16_t queue_pairs;
 	bool packed;		/* RING_PACKED (+ EVENT_IDX) required */
+	uint64_t offloads;	/* offload feature bits asked for (VU_FE_OL_FEATURES) */
 };
 
 struct vu_fe_ring {
@@ -48,7 +49,13 @@ struct vu_fe_ring {
 #define VU_FE_FEATURES ((1ull << VIRTIO_F_VERSION_1) | (1ull << VIRTIO_NET_F_MRG_RXBUF) | \
 			(1ull << VIRTIO_F_IN_ORDER) | (1ull << VIRTIO_NET_F_MQ) | \
 			(1ull << VHOST_USER_F_PROTOCOL_FEATURES) | \
-			(1ull << VIRTIO_F_RING_PACKED) | (1ull << VIRTIO_RING_F_EVENT_IDX))
+			(1ull << VIRTIO_F_RING_PACKED) | (1ull << VIRTIO_RING_F_EVENT_IDX) | \
+			VU_FE_OL_FEATURES)
+/* Offloads we can drive (asked for by devargs only, as DPDK's virtio_user
+ * asks only for those the application enables). */
+#define VU_FE_OL_FEATURES ((1ull << VIRTIO_NET_F_CSUM) | (1ull << VIRTIO_NET_F_GUEST_CSUM) | \
+			   (1ull << VIRTIO_NET_F_HOST_TSO4) | (1ull << VIRTIO_NET_F_HOST_TSO6) | \
+			   (1ull << VIRTIO_NET_F_GUEST_TSO4) | (1ull << VIRTIO_NET_F_GUEST_TSO6))
 #define VU_FE_PROTOCOL ((1ull << VHOST_USER_PROTOCOL_F_MQ) | \
 			(1ull << VHOST_USER_PROTOCOL_F_REPLY_ACK) | \
 			(1ull << VHOST_USER_PROTOCOL_F_STATUS))

@@ -117,7 +117,7 @@ post:
 			struct virtio_net_hdr_mrg_rxbuf *h =
 				rte_pktmbuf_mtod_offset(m, void *, -(int)VIO_HDR_LEN);
 
-			vio_hdr_tx(h);
+			vio_hdr_tx(q, h, m);
 			vqs_post1(vq, vqs_addr(h), m->data_len + VIO_HDR_LEN, 0, m);
 		} else {
 			struct vqs_seg seg[VIO_TX_MAX_SEGS + 1];
@@ -128,7 +128,7 @@ post:
 				struct virtio_net_hdr_mrg_rxbuf *h =
 					rte_pktmbuf_mtod_offset(m, void *, -(int)VIO_HDR_LEN);
 
-				vio_hdr_tx(h);
+				vio_hdr_tx(q, h, m);
 				seg[k].addr = vqs_addr(h);
 				seg[k++].len = s->data_len + VIO_HDR_LEN;
 				s = s->next;
@@ -138,7 +138,7 @@ post:
 				 * completes. */
 				struct virtio_net_hdr_mrg_rxbuf *h = &q->hdrs[vq->head];
 
-				vio_hdr_tx(h);
+				vio_hdr_tx(q, h, m);
 				seg[k].addr = vqs_addr(h);
 				seg[k++].len = VIO_HDR_LEN;
 			}

@@ -15,6 +15,8 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "common/vnet_ol.h"
+#include "vf_offload.h"
 #include "virtqueue_split.h"
 #include "virtqueue_packed.h"
 
@@ -53,6 +55,12 @@ struct vio_queue {
 	struct rte_mbuf *mrg_first, *mrg_last;
 	uint16_t mrg_left;
 	struct vio_qstats st;
+	/* offloads (set by the control thread while the queue is stopped):
+	 * rx takes what GUEST_* allow, tx leaves to the backend what CSUM
+	 * and HOST_TSO* cover (vf_ol_tx_burst() does the rest) */
+	uint32_t ol_rx_allowed;
+	struct vf_ol_txq ol_tx;
+	struct vnet_ol_rx_stats ol_rx;
 	/* control: the ring block and private slots */
 	void *mem;
 	struct vqs_slot *slots;
@@ -72,12 +80,20 @@ static inline void vio_set_ready(struct vio_queue *q, bool on)
 	__atomic_store_n(&q->ready, on ? 1u : 0u, __ATOMIC_RELEASE);
 }
 
-/* The header every transmitted packet carries: no offloads.  The one place
- * a tx header is written. */
-static inline void vio_hdr_tx(struct virtio_net_hdr_mrg_rxbuf *h)
+/* The header every transmitted packet carries: the offload request the
+ * backend takes (vf_ol_tx_burst() finished the rest in software), else
+ * all zero.  The one place a tx header is written. */
+static inline void vio_hdr_tx(const struct vio_queue *q, struct virtio_net_hdr_mrg_rxbuf *h,
+			      const struct rte_mbuf *m)
 {
 	uint64_t a;
 	uint32_t b;
+
+	if (__builtin_expect(q->ol_tx.caps != 0 && (m->ol_flags & VF_OL_TX_MASK), 0)) {
+		vnet_ol_mbuf_to_hdr(m, &h->hdr, false);
+		h->num_buffers = 0;
+		return;
+	}
 
 	/* A forwarded packet's headroom usually still holds the all-zero
 	 * header the device wrote on receive (num_buffers aside): checking
@@ -90,6 +106,12 @@ static inline void vio_hdr_tx(struct virtio_net_hdr_mrg_rxbuf *h)
 _Static_assert(sizeof(struct virtio_net_hdr_mrg_rxbuf) == 12, "12-byte header");
 
 uint16_t vio_rx_burst(void *q, struct rte_mbuf **pkts, uint16_t n);
+/* With offloads: the burst, then the headers into the mbufs; tx through
+ * vf_ol_tx_burst(). */
+uint16_t vio_rx_burst_ol(void *q, struct rte_mbuf **pkts, uint16_t n);
+uint16_t vio_tx_burst_ol(void *q, struct rte_mbuf **pkts, uint16_t n);
+uint16_t vio_rx_burst_packed_ol(void *q, struct rte_mbuf **pkts, uint16_t n);
+uint16_t vio_tx_burst_packed_ol(void *q, struct rte_mbuf **pkts, uint16_t n);
 uint16_t vio_tx_burst(void *q, struct rte_mbuf **pkts, uint16_t n);
 /* Frees the mbufs of every completed tx chain now (the burst does it when
  * the ring runs low).  Checks the used ring like a burst does. */

@@ -90,7 +90,7 @@ static __attribute__((noinline)) void viop_tx_chain(struct vio_queue *q, struct 
 		struct virtio_net_hdr_mrg_rxbuf *h =
 			rte_pktmbuf_mtod_offset(m, void *, -(int)VIO_HDR_LEN);
 
-		vio_hdr_tx(h);
+		vio_hdr_tx(q, h, m);
 		seg[k].addr = vqp_addr(h);
 		seg[k++].len = s->data_len + VIO_HDR_LEN;
 		s = s->next;
@@ -99,7 +99,7 @@ static __attribute__((noinline)) void viop_tx_chain(struct vio_queue *q, struct 
 		 * until that buffer completes. */
 		struct virtio_net_hdr_mrg_rxbuf *h = &q->hdrs[vqp_next_id(vq)];
 
-		vio_hdr_tx(h);
+		vio_hdr_tx(q, h, m);
 		seg[k].addr = vqp_addr(h);
 		seg[k++].len = VIO_HDR_LEN;
 	}
@@ -146,7 +146,7 @@ post:
 			struct virtio_net_hdr_mrg_rxbuf *h =
 				rte_pktmbuf_mtod_offset(m, void *, -(int)VIO_HDR_LEN);
 
-			vio_hdr_tx(h);
+			vio_hdr_tx(q, h, m);
 			vqp_post1(vq, vqp_addr(h), m->data_len + VIO_HDR_LEN, 0, m);
 		} else {
 			viop_tx_chain(q, m, push);

@@ -57,6 +57,7 @@ struct vu_dev {
 	uint16_t active_qp;		/* pairs configured by the engine */
 	bool want_mrg, want_inorder, server;
 	bool packed;			/* packed_vq=1: every queue packed */
+	uint64_t want_ol;		/* offload features asked for (devargs) */
 
 	int listenfd;
 	struct vu_fe fe;		/* fe.fd: connection or -1 */
@@ -139,6 +140,9 @@ static void q_reset(struct vu_dev *d, struct vio_queue *q, void *arg)
 				       f & (1ull << VIRTIO_RING_F_EVENT_IDX));
 	else
 		vio_queue_reset(q, f & (1ull << VIRTIO_F_IN_ORDER), f & (1ull << VIRTIO_NET_F_MRG_RXBUF));
+	/* what the backend sends us (GUEST_*) and takes from us (CSUM, HOST_TSO*) */
+	q->ol_rx_allowed = q->rx ? vnet_ol_caps_guest(f) : 0;
+	q->ol_tx.caps = q->rx ? 0 : vnet_ol_caps_host(f);
 }
 
 /* Ring geometry of either kind, for the control paths. */
@@ -373,7 +377,7 @@ static bool peer_allowed(struct vu_dev *d, int fd)
 
 static void dev_attach(struct vu_dev *d, int fd)
 {
-	struct vu_fe_want w = { d->want_mrg, d->want_inorder, d->nqp, d->packed };
+	struct vu_fe_want w = { d->want_mrg, d->want_inorder, d->nqp, d->packed, d->want_ol };
 
 	if (!peer_allowed(d, fd)) {
 		close(fd);
@@ -437,7 +441,7 @@ static void *attach_main(void *arg)
 {
 	struct attach_job *j = arg;
 	struct vu_dev *d = j->d;
-	struct vu_fe_want w = { d->want_mrg, d->want_inorder, d->nqp, d->packed };
+	struct vu_fe_want w = { d->want_mrg, d->want_inorder, d->nqp, d->packed, d->want_ol };
 
 	j->rc = vu_fe_negotiate(&j->fe, &w, true);
 	vf_ctl_call(attach_done, j);
@@ -566,6 +570,18 @@ static const struct vf_kvdef vu_keys[] = {
 	{ "packed_vq", VF_KV_BOOL, 0, 1, NULL, "0", "1: packed rings (VIRTIO_F_RING_PACKED; the backend must offer it)" },
 	{ "server", VF_KV_BOOL, 0, 1, NULL, "0",
 	  "1: listen on path and accept the backend (again after it restarts)" },
+	{ "csum", VF_KV_BOOL, 0, 1, NULL, "0",
+	  "ask for VIRTIO_NET_F_CSUM: the backend fills our partial checksums" },
+	{ "guest_csum", VF_KV_BOOL, 0, 1, NULL, "0",
+	  "ask for VIRTIO_NET_F_GUEST_CSUM: take partial or verified checksums" },
+	{ "host_tso4", VF_KV_BOOL, 0, 1, NULL, "0",
+	  "ask for VIRTIO_NET_F_HOST_TSO4: the backend takes IPv4 TSO frames (needs csum)" },
+	{ "host_tso6", VF_KV_BOOL, 0, 1, NULL, "0",
+	  "ask for VIRTIO_NET_F_HOST_TSO6: the backend takes IPv6 TSO frames (needs csum)" },
+	{ "guest_tso4", VF_KV_BOOL, 0, 1, NULL, "0",
+	  "ask for VIRTIO_NET_F_GUEST_TSO4: take IPv4 TSO frames (needs guest_csum, mrg_rxbuf)" },
+	{ "guest_tso6", VF_KV_BOOL, 0, 1, NULL, "0",
+	  "ask for VIRTIO_NET_F_GUEST_TSO6: take IPv6 TSO frames (needs guest_csum, mrg_rxbuf)" },
 	VF_ACCESS_KEYS,
 	{ NULL, 0, 0, 0, NULL, NULL, NULL },
 };
@@ -629,6 +645,37 @@ static int vu_probe(struct vf_port *port, const struct vf_devargs *da)
 	d->want_inorder = vf_devargs_bool(da, "in_order", true);
 	d->server = vf_devargs_bool(da, "server", false);
 	d->packed = vf_devargs_bool(da, "packed_vq", false);
+	{
+		static const struct { const char *key, *needs; int bit; } ol[] = {
+			{ "csum", NULL, VIRTIO_NET_F_CSUM },
+			{ "guest_csum", NULL, VIRTIO_NET_F_GUEST_CSUM },
+			{ "host_tso4", "csum", VIRTIO_NET_F_HOST_TSO4 },
+			{ "host_tso6", "csum", VIRTIO_NET_F_HOST_TSO6 },
+			{ "guest_tso4", "guest_csum", VIRTIO_NET_F_GUEST_TSO4 },
+			{ "guest_tso6", "guest_csum", VIRTIO_NET_F_GUEST_TSO6 },
+		};
+
+		for (size_t i = 0; i < sizeof(ol) / sizeof(ol[0]); i++) {
+			if (!vf_devargs_bool(da, ol[i].key, false))
+				continue;
+			if (ol[i].needs && !vf_devargs_bool(da, ol[i].needs, false)) {
+				VF_ERR("%s: virtio_user: %s=1 needs %s=1 (virtio feature dependency)",
+				       port->name, ol[i].key, ol[i].needs);
+				free(d);
+				return -EINVAL;
+			}
+			/* 64 KiB frames need mergeable rx buffers (ours are one mbuf) */
+			if (ol[i].bit == VIRTIO_NET_F_GUEST_TSO4 || ol[i].bit == VIRTIO_NET_F_GUEST_TSO6) {
+				if (!d->want_mrg) {
+					VF_ERR("%s: virtio_user: %s=1 needs mrg_rxbuf=1", port->name,
+					       ol[i].key);
+					free(d);
+					return -EINVAL;
+				}
+			}
+			d->want_ol |= 1ull << ol[i].bit;
+		}
+	}
 	{
 		char err[160];
 
@@ -785,8 +832,13 @@ static int vu_start(struct vf_port *port)
 	}
 	/* The ring kind is fixed by packed_vq (negotiation fails without
 	 * it), so the bursts are chosen once here. */
-	port->rx_burst = d->packed ? vio_rx_burst_packed : vio_rx_burst;
-	port->tx_burst = d->packed ? vio_tx_burst_packed : vio_tx_burst;
+	if (d->want_ol & VNET_OL_GUEST_FEATURES)
+		port->rx_burst = d->packed ? vio_rx_burst_packed_ol : vio_rx_burst_ol;
+	else
+		port->rx_burst = d->packed ? vio_rx_burst_packed : vio_rx_burst;
+	/* Offloads or not, a request in a packet is finished (in software
+	 * where the backend does not take it) before it goes out. */
+	port->tx_burst = d->packed ? vio_tx_burst_packed_ol : vio_tx_burst_ol;
 	/* Without a backend yet the queues are simply not ready (bursts
 	 * move nothing) until one connects. */
 	vf_ctl_call(do_start, d);
@@ -870,10 +922,13 @@ static void vu_stats_get(struct vf_port *port, struct vf_port_stats *st)
 		st->ipackets += r->packets;
 		st->ibytes += r->bytes;
 		st->ierrors += r->errors;
+		for (int e = 1; e < VNET_OL_NB_ERR; e++)
+			st->ierrors += d->rxq[i]->ol_rx.err[e];
 		st->rx_nombuf += r->nombuf;
 		st->opackets += t->packets;
 		st->obytes += t->bytes;
-		st->oerrors += t->errors;
+		st->oerrors += t->errors + d->txq[i]->ol_tx.st.sw_nombuf +
+			       d->txq[i]->ol_tx.st.sw_bad + d->txq[i]->ol_tx.st.sw_unsent;
 	}
 }
 
@@ -885,7 +940,54 @@ static void vu_stats_reset(struct vf_port *port)
 	for (i = 0; i < d->active_qp; i++) {
 		memset(&d->rxq[i]->st, 0, sizeof(d->rxq[i]->st));
 		memset(&d->txq[i]->st, 0, sizeof(d->txq[i]->st));
+		memset(&d->rxq[i]->ol_rx, 0, sizeof(d->rxq[i]->ol_rx));
+		memset(&d->txq[i]->ol_tx.st, 0, sizeof(d->txq[i]->ol_tx.st));
 	}
+}
+
+/* Offload counters, summed over the queues: the received headers (by
+ * outcome) and the software path of tx. */
+static unsigned int ol_xstats(const struct vu_dev *d, struct vf_xstat *xs, unsigned int n)
+{
+	uint64_t v[4 + VNET_OL_NB_ERR + 6] = { 0 };
+	const char *names[4 + VNET_OL_NB_ERR + 6] = {
+		"rx_ol_csum", "rx_ol_csum_done", "rx_ol_tso", "rx_ol_data_valid",
+	};
+	unsigned int k = 4, i;
+
+	for (int e = 1; e < VNET_OL_NB_ERR; e++)
+		names[k++] = vnet_ol_err_name(e);
+	names[k++] = "tx_sw_csum";
+	names[k++] = "tx_sw_tso";
+	names[k++] = "tx_sw_tso_segs";
+	names[k++] = "tx_sw_dropped_nombuf";
+	names[k++] = "tx_sw_dropped_bad";
+	names[k++] = "tx_sw_dropped_ring_full";
+	for (i = 0; i < d->active_qp; i++) {
+		const struct vnet_ol_rx_stats *r = &d->rxq[i]->ol_rx;
+		const struct vf_ol_stats *t = &d->txq[i]->ol_tx.st;
+		unsigned int j = 0;
+
+		v[j++] += r->csum;
+		v[j++] += r->csum_sw;
+		v[j++] += r->tso;
+		v[j++] += r->data_valid;
+		for (int e = 1; e < VNET_OL_NB_ERR; e++)
+			v[j++] += r->err[e];
+		v[j++] += t->sw_csum;
+		v[j++] += t->sw_tso;
+		v[j++] += t->sw_tso_segs;
+		v[j++] += t->sw_nombuf;
+		v[j++] += t->sw_bad;
+		v[j++] += t->sw_unsent;
+	}
+	for (i = 0; i < k && i < n; i++) {
+		/* received header errors read rx_hdr_... */
+		snprintf(xs[i].name, sizeof(xs[i].name), "%s%s",
+			 (i >= 4 && i < 4 + VNET_OL_NB_ERR - 1) ? "rx_" : "", names[i]);
+		xs[i].value = v[i];
+	}
+	return k;
 }
 
 static int vu_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned int n)
@@ -922,7 +1024,7 @@ static int vu_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned int
 		snprintf(xs[i].name, sizeof(xs[i].name), "%s", names[i]);
 		xs[i].value = v[i];
 	}
-	return 14;
+	return 14 + (int)ol_xstats(d, xs + 14, n > 14 ? n - 14 : 0);
 }
 
 static void vu_info(struct vf_port *port, struct vf_out *o)
@@ -938,6 +1040,7 @@ static void vu_info(struct vf_port *port, struct vf_out *o)
 	vf_out_strf(o, "protocol_features", "0x%" PRIx64, d->fe.protocol);
 	vf_out_bool(o, "in_order", d->fe.features & (1ull << VIRTIO_F_IN_ORDER));
 	vf_out_bool(o, "mrg_rxbuf", d->fe.features & (1ull << VIRTIO_NET_F_MRG_RXBUF));
+	vf_out_strf(o, "offloads", "0x%" PRIx64, (uint64_t)(d->fe.features & VU_FE_OL_FEATURES));
 	vf_out_bool(o, "packed", d->packed);
 	vf_peer_info(o, &d->peer);
 	vf_access_info(o, &d->access, false, d->server ? d->path : NULL);

@@ -54,6 +54,13 @@ for tool in ("vhostd", "memifctl"):
     check({"--socket-mode", "--socket-group"} <= set(got), f"{tool} --socket- -> {got}")
     got = complete(tool, f"{tool} --allow-")
     check(set(got) == {"--allow-uid", "--allow-gid"}, f"{tool} --allow- -> {got}")
+# the offload keys of both virtio drivers (issue 15)
+for drv in ("vhost", "virtio_user"):
+    got = complete("vfwd", f"vfwd --port {drv},guest_")
+    check(set(got) == {f"{drv},guest_csum=", f"{drv},guest_tso4=", f"{drv},guest_tso6="},
+          f"{drv},guest_ -> {got}")
+    got = complete("vfwd", f"vfwd --port {drv},host_")
+    check(set(got) == {f"{drv},host_tso4=", f"{drv},host_tso6="}, f"{drv},host_ -> {got}")
 got = complete("nullgen", "nullgen --ra")
 check(got == ["--rate"], f"nullgen --ra -> {got}")
 print("ok")

@@ -49,9 +49,14 @@ if set(got) != {"mac", "macswap"}:
     fail(f"--fwd ma -> {got}")
 got = complete("vhostd --port vhost,")
 if set(got) != {"vhost,iface=", "vhost,queues=", "vhost,client=", "vhost,socket-mode=",
-                "vhost,socket-group=", "vhost,allow-uid=", "vhost,allow-gid="}:
+                "vhost,socket-group=", "vhost,allow-uid=", "vhost,allow-gid=",
+                "vhost,csum=", "vhost,guest_csum=", "vhost,tso=", "vhost,host_tso4=",
+                "vhost,host_tso6=", "vhost,guest_tso4=", "vhost,guest_tso6="}:
     fail(f"--port vhost, -> {got}")
 got = complete("vhostd --port vhost,client=")
 if set(got) not in ({"vhost,client=0", "vhost,client=1"}, {"0", "1"}):
     fail(f"client= -> {got}")
+got = complete("vhostd --port vhost,host_tso4=")
+if set(got) not in ({"vhost,host_tso4=0", "vhost,host_tso4=1"}, {"0", "1"}):
+    fail(f"host_tso4= -> {got}")
 print("ok")
