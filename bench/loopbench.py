@@ -21,6 +21,9 @@ Environment (read by configure()):
   VF_BUILD  build folder (default build); the probe is built into
             VF_BUILD/bench/limit_probe
   VF_BENCH_JSON  also write every round's figure to this file (JSON)
+  PAIRS     comma list: run only these pairings (default all)
+  VF_BUILD_BASE  a second build folder: every pairing naming "ours" also
+            runs with its tools, as "base:PAIR" (see pairs())
   VF_BENCH_LOG   keep each process's output in this folder (one file a
                  process; otherwise the servers' output is discarded)
 """
@@ -56,6 +59,22 @@ def configure():
         sys.exit("ROUNDS >= 1 and DURATION > 0")
     c.probe = build_probe(c.build)
     return c
+
+
+def pairs(all_pairs):
+    """The pairings to run: PAIRS (a subset of all_pairs) or all of them,
+    and with VF_BUILD_BASE each one naming "ours" once more as base:PAIR,
+    right after it (the same build's figures side by side)."""
+    want = [p for p in os.environ.get("PAIRS", "").split(",") if p] or all_pairs
+    for p in want:
+        if p not in all_pairs:
+            sys.exit(f"PAIRS: unknown pairing {p}: one of {', '.join(all_pairs)}")
+    out = []
+    for p in want:
+        out.append(p)
+        if os.environ.get("VF_BUILD_BASE") and "ours" in p:
+            out.append("base:" + p)
+    return out
 
 
 def build_probe(build):
@@ -239,6 +258,8 @@ def run(cfg, title, groups, pairs, ref, one, labels=None):
     reference pairing; one(group, pair, bursts, tag) -> Mpps."""
     signal.signal(signal.SIGTERM, _term)
     signal.signal(signal.SIGHUP, _term)
+    if ref not in pairs:	# PAIRS left it out: ratios to the first
+        ref = pairs[0]
     labels = labels or {p: p for p in pairs}
     res = {}	# (group, inflight, pair) -> [Mpps per round]; group None: probe
     n = 0
