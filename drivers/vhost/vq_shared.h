@@ -71,8 +71,14 @@ static __rte_always_inline uint8_t *vh_simple_rx(const struct vh_vq *vq, uint64_
 	if (m->nb_segs != 1 || len < need)
 		return NULL;
 	p = vh_gpa(vq->mem, addr, need);
-	if (p)
-		__builtin_prefetch(p, 1, 3);	/* for writing */
+	if (p) {
+		/* The frame's first line for writing; the header's only for
+		 * reading: vh_copy_rx writes it only if it differs, and a
+		 * prefetch for writing would take the line from the
+		 * front-end's cache even when nothing is stored. */
+		__builtin_prefetch(p + vq->hdr_len, 1, 3);
+		rte_prefetch0(p);
+	}
 	return p;
 }
 
@@ -87,12 +93,20 @@ static __rte_always_inline void vh_copy_tx(struct rte_mbuf *m, const uint8_t *sr
 
 static __rte_always_inline void vh_copy_rx(const struct vh_vq *vq, uint8_t *dst, const struct rte_mbuf *m)
 {
-	struct virtio_net_hdr_mrg_rxbuf hdr = { .num_buffers = 1 };
+	static const struct virtio_net_hdr_mrg_rxbuf hdr = { .num_buffers = 1 };
 
-	if (vq->hdr_len == sizeof(hdr))
-		memcpy(dst, &hdr, sizeof(hdr));
-	else
+	/* A recycled rx buffer usually holds this very header already (the
+	 * front-end leaves it on tx): storing it again would move the
+	 * header's line back to this core and the front-end's next read
+	 * of num_buffers would miss.  So compare first and write only on a
+	 * difference.  The buffer is the front-end's until we publish it,
+	 * so whatever it holds then is what it reads. */
+	if (vq->hdr_len == sizeof(hdr)) {
+		if (memcmp(dst, &hdr, sizeof(hdr)) != 0)
+			memcpy(dst, &hdr, sizeof(hdr));
+	} else if (memcmp(dst, &hdr, sizeof(struct virtio_net_hdr)) != 0) {
 		memcpy(dst, &hdr, sizeof(struct virtio_net_hdr));
+	}
 	rte_memcpy(dst + vq->hdr_len, rte_pktmbuf_mtod(m, const void *), m->pkt_len);
 }
 
