@@ -21,6 +21,16 @@ Environment (read by configure()):
   VF_BUILD  build folder (default build); the probe is built into
             VF_BUILD/bench/limit_probe
   VF_BENCH_JSON  also write every round's figure to this file (JSON)
+  SUBWIN    split the measuring window into this many sub-windows and take
+            the median of their rates (default 1: the whole window).  On a
+            machine shared with compiles, a preemption of either polling
+            core sinks one sub-window, not the figure.
+  QUIET     before each figure wait up to this many seconds for the CPUs
+            to be idle (at least 85% over 1 s; default 0: no wait).  The
+            figures that had to start without it are counted in the report.
+  PAIRS     comma list: run only these pairings (default all)
+  VF_BUILD_BASE  a second build folder: every pairing naming "ours" also
+            runs with its tools, as "base:PAIR" (see pairs())
   VF_BENCH_LOG   keep each process's output in this folder (one file a
                  process; otherwise the servers' output is discarded)
 """
@@ -52,10 +62,49 @@ def configure():
     c.warmup = float(os.environ.get("WARMUP", "2"))
     c.startwait = float(os.environ.get("STARTWAIT", "20"))
     c.json = os.environ.get("VF_BENCH_JSON")
+    c.subwin = max(1, int(os.environ.get("SUBWIN", "1")))
+    c.quiet = float(os.environ.get("QUIET", "0"))
+    c.noisy = 0
     if c.rounds < 1 or c.dur <= 0:
         sys.exit("ROUNDS >= 1 and DURATION > 0")
     c.probe = build_probe(c.build)
     return c
+
+
+def pairs(all_pairs):
+    """The pairings to run: PAIRS (a subset of all_pairs) or all of them,
+    and with VF_BUILD_BASE each one naming "ours" once more as base:PAIR,
+    right after it (the same build's figures side by side)."""
+    want = [p for p in os.environ.get("PAIRS", "").split(",") if p] or all_pairs
+    for p in want:
+        if p not in all_pairs:
+            sys.exit(f"PAIRS: unknown pairing {p}: one of {', '.join(all_pairs)}")
+    out = []
+    for p in want:
+        out.append(p)
+        if os.environ.get("VF_BUILD_BASE") and "ours" in p:
+            out.append("base:" + p)
+    return out
+
+
+def _cpu_times():
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return v[3] + v[4], sum(v[:8])	# idle + iowait, total
+
+
+def wait_quiet(cfg):
+    """Waits up to QUIET seconds for a second with the CPUs 85% idle."""
+    if cfg.quiet <= 0:
+        return
+    end = time.monotonic() + cfg.quiet
+    while time.monotonic() < end:
+        i0, t0 = _cpu_times()
+        time.sleep(1)
+        i1, t1 = _cpu_times()
+        if t1 > t0 and (i1 - i0) / (t1 - t0) >= 0.85:
+            return
+    cfg.noisy += 1
 
 
 def build_probe(build):
@@ -198,11 +247,14 @@ def shell_rate(cfg, cmd, ours, bursts, prefix=None):
             prev = s
         if running:
             time.sleep(cfg.warmup)
-            s1 = sample()
-            time.sleep(cfg.dur)
-            s2 = sample()
-            if s1 and s2 and s2[0] > s1[0]:
-                rate = (s2[1] - s1[1]) / (s2[0] - s1[0]) / 1e6
+            pts = [sample()]
+            for _ in range(cfg.subwin):
+                time.sleep(cfg.dur / cfg.subwin)
+                pts.append(sample())
+            rates = [(b[1] - a[1]) / (b[0] - a[0]) / 1e6
+                     for a, b in zip(pts, pts[1:]) if a and b and b[0] > a[0]]
+            if len(rates) == cfg.subwin:
+                rate = statistics.median(rates)
         send("stop")
         time.sleep(0.2)
         send("quit")
@@ -222,6 +274,7 @@ def shell_rate(cfg, cmd, ours, bursts, prefix=None):
 
 
 def probe(cfg, inflight):
+    wait_quiet(cfg)
     r = subprocess.run([cfg.probe, "-n", str(inflight), "-d", str(cfg.dur), "-r"],
                        capture_output=True, text=True)
     try:
@@ -239,6 +292,8 @@ def run(cfg, title, groups, pairs, ref, one, labels=None):
     reference pairing; one(group, pair, bursts, tag) -> Mpps."""
     signal.signal(signal.SIGTERM, _term)
     signal.signal(signal.SIGHUP, _term)
+    if ref not in pairs:	# PAIRS left it out: ratios to the first
+        ref = pairs[0]
     labels = labels or {p: p for p in pairs}
     res = {}	# (group, inflight, pair) -> [Mpps per round]; group None: probe
     n = 0
@@ -254,6 +309,7 @@ def run(cfg, title, groups, pairs, ref, one, labels=None):
                 for g in groups:
                     for p in order:
                         n += 1
+                        wait_quiet(cfg)
                         try:
                             v = one(g, p, inf // BURST, f"{os.getpid()}x{n}")
                         finally:
@@ -305,6 +361,8 @@ def report(cfg, groups, pairs, ref, res, labels):
                     if nf else ""
                 print(f"{g:<10} {inf:>8}  {name:<{w}} {m:>8.3f} {rng:>17} {rr:>{rw}} {fl:>7}{note}",
                       flush=True)
+    if cfg.quiet > 0:
+        print(f"# {cfg.noisy} figures started without {cfg.quiet:g} s of waiting finding the CPUs idle")
     if failed:
         print(f"# {failed} runs failed (the loop did not start): left out of the medians; "
               f"VF_BENCH_LOG=DIR keeps the processes' output")

@@ -29,7 +29,9 @@
 #   bench/memif.sh [SECONDS [ROUNDS]]   (the old positional form: DURATION, ROUNDS)
 #   env: INFLIGHT (32,256), ROUNDS (5), DURATION (s, 5), LINKWAIT (s, 3),
 #        WARMUP (s, 2), VF_BUILD (build), VF_BENCH_JSON (file for every
-#        round's figure)
+#        round's figure), PAIRS (only these pairings), VF_BUILD_BASE (a
+#        second build: each pairing with memifctl also runs as base:PAIR
+#        with that build's memifctl, the A/B test of one change)
 # A full run (2 regimes, 5 rounds, 5 s) takes about 11 minutes.
 #
 # Smoke runs on the 2-core build machine while other sessions built and
@@ -54,8 +56,9 @@ fi
 [ $# -ge 1 ] && export DURATION="$1"
 [ $# -ge 2 ] && export ROUNDS="$2"
 BUILD=${VF_BUILD:-build}
-export MEMIFCTL="$BUILD/cmd/memifctl/memifctl"
-[ -x "$MEMIFCTL" ] || { echo "not built: $MEMIFCTL" >&2; exit 1; }
+for b in "$BUILD" ${VF_BUILD_BASE:+"$VF_BUILD_BASE"}; do
+    [ -x "$b/cmd/memifctl/memifctl" ] || { echo "not built: $b/cmd/memifctl/memifctl" >&2; exit 1; }
+done
 command -v dpdk-testpmd >/dev/null || { echo "dpdk-testpmd missing" >&2; exit 1; }
 
 PYTHONPATH="$(pwd)/bench${PYTHONPATH:+:$PYTHONPATH}" exec python3 - <<'PY'
@@ -63,12 +66,12 @@ import os, time
 import loopbench as lb
 
 cfg = lb.configure()
-MEMIFCTL = os.environ["MEMIFCTL"]
+BUILDS = {"": cfg.build, "base:": os.environ.get("VF_BUILD_BASE")}
 EAL = ["--no-huge", "-m", "512", "--no-pci", "--log-level=*:error"]
 S_CORES = ["-l", "0-1", "--main-lcore", "0"]	# forwards on lcore 1
 C_CORES = ["-l", "0-1", "--main-lcore", "1"]	# forwards on lcore 0
-PAIRS = ["dpdk<->dpdk", "ours<->dpdk", "dpdk<->ours", "ours<->ours",
-         "dpdk<->ours-zc", "ours<->ours-zc"]
+PAIRS = lb.pairs(["dpdk<->dpdk", "ours<->dpdk", "dpdk<->ours", "ours<->ours",
+                  "dpdk<->ours-zc", "ours<->ours-zc"])
 
 
 def listening(name):
@@ -80,9 +83,9 @@ def listening(name):
         return False
 
 
-def server(kind, sock, tag):
+def server(kind, sock, tag, memifctl):
     if kind == "ours":
-        return lb.quiet([MEMIFCTL, *S_CORES, "--role", "server", "--socket", sock,
+        return lb.quiet([memifctl, *S_CORES, "--role", "server", "--socket", sock,
                          "--fwd", "mac"], ours=True)
     pre = "bms" + tag
     return lb.quiet(["dpdk-testpmd", *S_CORES, *EAL, "--file-prefix", pre,
@@ -91,10 +94,10 @@ def server(kind, sock, tag):
                     prefix=pre)
 
 
-def client(kind, sock, bursts, tag):
+def client(kind, sock, bursts, tag, memifctl):
     if kind.startswith("ours"):
         zc = ["--zero-copy"] if kind.endswith("-zc") else []
-        return lb.shell_rate(cfg, [MEMIFCTL, *C_CORES, "--role", "client", "--socket", sock,
+        return lb.shell_rate(cfg, [memifctl, *C_CORES, "--role", "client", "--socket", sock,
                                    "--reconnect-ms", "250", "--burst", "32", "--fwd", "mac", *zc],
                              True, bursts)
     pre = "bmc" + tag
@@ -105,14 +108,16 @@ def client(kind, sock, bursts, tag):
 
 
 def one(group, pair, bursts, tag):
+    base, pair = ("base:", pair[5:]) if pair.startswith("base:") else ("", pair)
+    memifctl = f"{BUILDS[base]}/cmd/memifctl/memifctl"
     s_kind, c_kind = pair.split("<->")
     sock = "vfbench-" + tag	# abstract (both sides' default)
-    srv = server(s_kind, sock, tag)
+    srv = server(s_kind, sock, tag, memifctl)
     end = time.time() + 30
     while not listening(sock) and time.time() < end and srv.poll() is None:
         time.sleep(0.05)
     time.sleep(0.5)	# bound is not ready: a DPDK server registers its interface after
-    return client(c_kind, sock, bursts, tag)
+    return client(c_kind, sock, bursts, tag, memifctl)
 
 
 lb.run(cfg, "memif 64 B mac loop (server<->client)", ["memif"], PAIRS, "dpdk<->dpdk", one)

@@ -35,7 +35,11 @@
 #                              packed-io (default: all four)
 #   env: INFLIGHT (32,256), ROUNDS (5), DURATION (s, 5), LINKWAIT (s, 3),
 #        WARMUP (s, 2), VF_BUILD (build), VF_BENCH_JSON (file for every
-#        round's figure)
+#        round's figure), PAIRS (comma list: only these pairings, e.g.
+#        dpdk<->dpdk,ours<->ours), VF_BUILD_BASE (a second build folder,
+#        e.g. of the commit before a change: every pairing with one of our
+#        tools runs once more with that build's tools, labelled base:PAIR,
+#        in the same interleaved rounds -- the A/B test of one change)
 # A full run (4 rings, 2 regimes, 5 rounds, 5 s) takes about 35 minutes.
 #
 # Smoke run on the 2-core build machine while other sessions built and
@@ -60,8 +64,9 @@ if [ -z "${VF_POLL_LOCKED:-}" ]; then
     VF_POLL_LOCKED=1 exec flock /tmp/vf-poll.lock "$0" "$@"
 fi
 BUILD=${VF_BUILD:-build}
-export VFWD="$BUILD/cmd/vfwd/vfwd" VHOSTD="$BUILD/cmd/vhostd/vhostd"
-[ -x "$VFWD" ] && [ -x "$VHOSTD" ] || { echo "not built in $BUILD" >&2; exit 1; }
+for b in "$BUILD" ${VF_BUILD_BASE:+"$VF_BUILD_BASE"}; do
+    [ -x "$b/cmd/vfwd/vfwd" ] && [ -x "$b/cmd/vhostd/vhostd" ] || { echo "not built in $b" >&2; exit 1; }
+done
 command -v dpdk-testpmd >/dev/null || { echo "dpdk-testpmd missing" >&2; exit 1; }
 export RINGS="${1:-split,split-io,packed,packed-io}"
 
@@ -70,7 +75,7 @@ import os, shutil, tempfile, time
 import loopbench as lb
 
 cfg = lb.configure()
-VFWD, VHOSTD = os.environ["VFWD"], os.environ["VHOSTD"]
+BUILDS = {"": cfg.build, "base:": os.environ.get("VF_BUILD_BASE")}
 RINGS = {"split": "packed_vq=0,in_order=0", "split-io": "packed_vq=0,in_order=1",
          "packed": "packed_vq=1,in_order=0", "packed-io": "packed_vq=1,in_order=1"}
 rings = os.environ["RINGS"].split(",")
@@ -80,21 +85,21 @@ for r in rings:
 EAL = ["--no-huge", "-m", "1024", "--no-pci", "--log-level=*:error"]
 BE_CORES = ["-l", "0-1", "--main-lcore", "1"]	# forwards on lcore 0
 FE_CORES = ["-l", "0-1", "--main-lcore", "0"]	# forwards on lcore 1
-PAIRS = ["dpdk<->dpdk", "dpdk<->ours", "ours<->dpdk", "ours<->ours"]
+PAIRS = lb.pairs(["dpdk<->dpdk", "dpdk<->ours", "ours<->dpdk", "ours<->ours"])
 
 
-def backend(kind, sock, tag):
+def backend(kind, sock, tag, build):
     if kind == "ours":
-        return lb.quiet([VHOSTD, *BE_CORES, "--iface", sock, "--fwd", "mac"], ours=True)
+        return lb.quiet([f"{build}/cmd/vhostd/vhostd", *BE_CORES, "--iface", sock, "--fwd", "mac"], ours=True)
     pre = "vlb" + tag
     return lb.quiet(["dpdk-testpmd", *BE_CORES, *EAL, "--file-prefix", pre,
                      "--vdev", f"net_vhost0,iface={sock}", "--", "--total-num-mbufs=16384",
                      "--forward-mode=mac", "--stats-period", "100"], prefix=pre)
 
 
-def frontend(kind, sock, args, bursts, tag):
+def frontend(kind, sock, args, bursts, tag, build):
     if kind == "ours":
-        return lb.shell_rate(cfg, [VFWD, *FE_CORES, "--port", f"virtio_user,path={sock},{args}",
+        return lb.shell_rate(cfg, [f"{build}/cmd/vfwd/vfwd", *FE_CORES, "--port", f"virtio_user,path={sock},{args}",
                                    "--fwd", "mac"], True, bursts)
     pre = "vlf" + tag
     return lb.shell_rate(cfg, ["dpdk-testpmd", *FE_CORES, *EAL, "--file-prefix", pre,
@@ -104,15 +109,17 @@ def frontend(kind, sock, args, bursts, tag):
 
 
 def one(ring, pair, bursts, tag):
+    base, pair = ("base:", pair[5:]) if pair.startswith("base:") else ("", pair)
+    build = BUILDS[base]
     fe_kind, be_kind = pair.split("<->")
     d = tempfile.mkdtemp(prefix="vloop-")
     sock = os.path.join(d, "vh.sock")
     try:
-        be = backend(be_kind, sock, tag)
+        be = backend(be_kind, sock, tag, build)
         end = time.time() + 30
         while not os.path.exists(sock) and time.time() < end and be.poll() is None:
             time.sleep(0.05)
-        return frontend(fe_kind, sock, RINGS[ring], bursts, tag)
+        return frontend(fe_kind, sock, RINGS[ring], bursts, tag, build)
     finally:
         shutil.rmtree(d, ignore_errors=True)
 

@@ -55,7 +55,10 @@ static __rte_always_inline const uint8_t *vh_simple_tx(const struct vh_vq *vq, u
 	p = vh_gpa(vq->mem, addr, len);
 	if (!p)
 		return NULL;
-	rte_prefetch0(p);
+	/* The copy reads the frame, never the header: fetch the frame's
+	 * first line (with the usual headroom layout the header sits in
+	 * the line before it). */
+	rte_prefetch0(p + vq->hdr_len);
 	*flen = len - vq->hdr_len;
 	return p + vq->hdr_len;
 }
@@ -71,8 +74,14 @@ static __rte_always_inline uint8_t *vh_simple_rx(const struct vh_vq *vq, uint64_
 	if (m->nb_segs != 1 || len < need)
 		return NULL;
 	p = vh_gpa(vq->mem, addr, need);
-	if (p)
-		__builtin_prefetch(p, 1, 3);	/* for writing */
+	if (p) {
+		/* The frame's first line for writing; the header's only for
+		 * reading: vh_copy_rx writes it only if it differs, and a
+		 * prefetch for writing would take the line from the
+		 * front-end's cache even when nothing is stored. */
+		__builtin_prefetch(p + vq->hdr_len, 1, 3);
+		rte_prefetch0(p);
+	}
 	return p;
 }
 
@@ -94,25 +103,42 @@ static __rte_always_inline void vh_copy_tx(struct vh_vq *vq, struct rte_mbuf *m,
 	m->pkt_len = flen;
 }
 
+static __rte_always_inline bool vh_rx_wants_ol(const struct vh_vq *vq, const struct rte_mbuf *m)
+{
+	return unlikely(vq->ol.tx.caps != 0 && (m->ol_flags & VNET_OL_HDR_MASK));
+}
+
 /* The offload fields of the header written for m: what vf_ol_tx_burst()
  * left asked is what the guest negotiated. */
 static __rte_always_inline void vh_rx_hdr_ol(const struct vh_vq *vq, const struct rte_mbuf *m,
 					     struct virtio_net_hdr_mrg_rxbuf *hdr)
 {
-	if (unlikely(vq->ol.tx.caps != 0 && (m->ol_flags & VNET_OL_HDR_MASK)))
+	if (vh_rx_wants_ol(vq, m))
 		vnet_ol_mbuf_to_hdr(m, &hdr->hdr, true);
 }
 
 static __rte_always_inline void vh_copy_rx(const struct vh_vq *vq, uint8_t *dst, const struct rte_mbuf *m)
 {
-	struct virtio_net_hdr_mrg_rxbuf hdr = { .num_buffers = 1 };
+	static const struct virtio_net_hdr_mrg_rxbuf hdr = { .num_buffers = 1 };
 
-	vh_rx_hdr_ol(vq, m, &hdr);
+	/* A recycled rx buffer usually holds this very header already (the
+	 * front-end leaves it on tx): storing it again would move the
+	 * header's line back to this core and the front-end's next read
+	 * of num_buffers would miss.  So compare first and write only on a
+	 * difference.  The buffer is the front-end's until we publish it,
+	 * so whatever it holds then is what it reads.  An offload request
+	 * (rare) writes its own header. */
+	if (vh_rx_wants_ol(vq, m)) {
+		struct virtio_net_hdr_mrg_rxbuf oh = hdr;
 
-	if (vq->hdr_len == sizeof(hdr))
-		memcpy(dst, &hdr, sizeof(hdr));
-	else
+		vh_rx_hdr_ol(vq, m, &oh);
+		memcpy(dst, &oh, vq->hdr_len == sizeof(oh) ? sizeof(oh) : sizeof(oh.hdr));
+	} else if (vq->hdr_len == sizeof(hdr)) {
+		if (memcmp(dst, &hdr, sizeof(hdr)) != 0)
+			memcpy(dst, &hdr, sizeof(hdr));
+	} else if (memcmp(dst, &hdr, sizeof(struct virtio_net_hdr)) != 0) {
 		memcpy(dst, &hdr, sizeof(struct virtio_net_hdr));
+	}
 	rte_memcpy(dst + vq->hdr_len, rte_pktmbuf_mtod(m, const void *), m->pkt_len);
 }
 

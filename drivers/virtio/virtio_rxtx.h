@@ -87,7 +87,7 @@ static inline void vio_hdr_tx(const struct vio_queue *q, struct virtio_net_hdr_m
 			      const struct rte_mbuf *m)
 {
 	uint64_t a;
-	uint32_t b;
+	uint16_t b;
 
 	if (__builtin_expect(q->ol_tx.caps != 0 && (m->ol_flags & VF_OL_TX_MASK), 0)) {
 		vnet_ol_mbuf_to_hdr(m, &h->hdr, false);
@@ -95,14 +95,19 @@ static inline void vio_hdr_tx(const struct vio_queue *q, struct virtio_net_hdr_m
 		return;
 	}
 
-	/* A forwarded packet's headroom usually still holds the all-zero
-	 * header the device wrote on receive (num_buffers aside): checking
-	 * first saves dirtying a line the device will read again. */
+	/* A forwarded packet's headroom usually still holds the header the
+	 * device wrote on receive: all zero but num_buffers (1).  Only the
+	 * 10 bytes of struct virtio_net_hdr are tested and written, because
+	 * num_buffers is unused on transmit (the device ignores it; DPDK's
+	 * virtio PMD leaves it as well): a store here would dirty a line
+	 * the device reads next and then writes again, one line more
+	 * crossing between the cores per packet each way. */
 	memcpy(&a, h, sizeof(a));
 	memcpy(&b, (char *)h + sizeof(a), sizeof(b));
 	if (a != 0 || b != 0)
-		memset(h, 0, sizeof(*h));
+		memset(h, 0, sizeof(struct virtio_net_hdr));
 }
+_Static_assert(sizeof(struct virtio_net_hdr) == 10, "10-byte header before num_buffers");
 _Static_assert(sizeof(struct virtio_net_hdr_mrg_rxbuf) == 12, "12-byte header");
 
 uint16_t vio_rx_burst(void *q, struct rte_mbuf **pkts, uint16_t n);

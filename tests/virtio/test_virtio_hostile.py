@@ -37,6 +37,11 @@ NEED_REPLY = 0x8
 FEATURES = (1 << 32) | (1 << 30) | (1 << 35) | (1 << 15)   # V1, bit 30, IN_ORDER, MRG
 PROTOCOL = (1 << 3) | (1 << 16)                              # REPLY_ACK, STATUS
 HDR = 12
+# The header of a forwarded packet: the 10 virtio_net_hdr bytes zero (no
+# offloads); num_buffers, unused on transmit, is left as this back-end wrote
+# it on receive (1), as DPDK's virtio PMD leaves it: vfwd does not dirty the
+# header's cache line of every forwarded packet (issue 12).
+TX_HDR = bytes(10) + struct.pack("<H", 1)
 
 
 class Backend:
@@ -272,7 +277,7 @@ def main(case):
     vf.wait_port(lambda p: p["ipackets"] == 1 and p["opackets"] == 1, "first packet forwarded")
     got = []
     wait_for(lambda: got.append(be.tx_packet(0)) or got[-1] is not None, what="tx packet")
-    check(got[-1] == bytes(HDR) + f1, f"forwarded bytes differ: {got[-1]!r}")
+    check(got[-1] == TX_HDR + f1, f"forwarded bytes differ: {got[-1]!r}")
 
     if case == "packed_bad_id":
         be.pused(0, 1, 999, HDR + 60)
@@ -291,7 +296,7 @@ def main(case):
         be.rx_packet(2, frame(3))
         vf.wait_port(lambda p: p["ipackets"] == 2 and p["opackets"] == 2, "ring still working")
         wait_for(lambda: got.append(be.tx_packet(1)) or got[-1] is not None, what="tx packet 2")
-        check(got[-1] == bytes(HDR) + frame(3), "second forwarded packet differs")
+        check(got[-1] == TX_HDR + frame(3), "second forwarded packet differs")
     if case in ("bad_id", "idx_jump", "packed_bad_id", "packed_never_posted", "packed_bad_flags"):
         vf.wait_link(False)
         wait_for(be.closed.is_set, what="vfwd to drop the connection")

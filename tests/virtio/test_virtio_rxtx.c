@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 
 #include <cmocka.h>
 
@@ -429,6 +430,34 @@ static void test_pool_check(void **state)
 	rte_mempool_free(small);
 }
 
+/* The tx header: a headroom that holds what the device wrote on receive
+ * (zero but num_buffers 1) is left unwritten -- the page may even be
+ * read-only -- and any other header gets its 10 virtio_net_hdr bytes
+ * cleared, num_buffers (unused on tx) left. */
+static void test_tx_hdr_unwritten(void **state)
+{
+	(void)state;
+	long psz = sysconf(_SC_PAGESIZE);
+	uint8_t *pg = mmap(NULL, (size_t)psz, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct virtio_net_hdr_mrg_rxbuf *h;
+	static struct vio_queue q;	/* no offloads negotiated */
+	static struct rte_mbuf m;	/* asks for none */
+
+	assert_true(pg != MAP_FAILED);
+	h = (void *)(pg + psz - VIO_HDR_LEN);
+	h->num_buffers = 1;
+	assert_int_equal(mprotect(pg, (size_t)psz, PROT_READ), 0);
+	vio_hdr_tx(&q, h, &m);		/* would fault on a store */
+	assert_int_equal(mprotect(pg, (size_t)psz, PROT_READ | PROT_WRITE), 0);
+	memset(h, 0xab, sizeof(*h));
+	vio_hdr_tx(&q, h, &m);
+	for (size_t i = 0; i < sizeof(struct virtio_net_hdr); i++)
+		assert_int_equal(((uint8_t *)h)[i], 0);
+	assert_int_equal(h->num_buffers, 0xabab);
+	munmap(pg, (size_t)psz);
+}
+
 int main(int argc, char **argv)
 {
 	char prefix[64];
@@ -446,6 +475,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_broken),
 		cmocka_unit_test(test_not_ready),
 		cmocka_unit_test(test_pool_check),
+		cmocka_unit_test(test_tx_hdr_unwritten),
 	};
 
 	snprintf(prefix, sizeof(prefix), "vio_ut_%d", (int)getpid());
