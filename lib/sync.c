@@ -48,6 +48,16 @@ void vf_sync_wait(void)
 		rte_rcu_qsbr_synchronize(qs, RTE_QSBR_THRID_INVALID);
 }
 
+uint64_t vf_sync_token(void)
+{
+	return qs ? rte_rcu_qsbr_start(qs) : 0;
+}
+
+bool vf_sync_passed(uint64_t token)
+{
+	return qs == NULL || rte_rcu_qsbr_check(qs, token, false) == 1;
+}
+
 static uint64_t mono_us(void)
 {
 	struct timespec ts;

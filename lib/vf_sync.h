@@ -7,9 +7,16 @@
 #ifndef VF_SYNC_H
 #define VF_SYNC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 void vf_sync_wait(void);
+
+/* vf_sync_wait() in two halves, for a caller that must not spin: a
+ * token, then whether every forwarding core has reported a quiescent
+ * state (finished one more pass over its streams) since it was taken. */
+uint64_t vf_sync_token(void);
+bool vf_sync_passed(uint64_t token);
 
 /* Engine side: a forwarding core registers, reports a quiescent state
  * between bursts, and goes offline when it stops. */

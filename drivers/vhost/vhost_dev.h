@@ -43,10 +43,12 @@ struct vh_dev {
 	char last_error[128];		/* why the last connection was closed */
 	uint64_t mem_faults;		/* front-end truncated its memory (SIGBUS) */
 	bool mem_unsealed;		/* a region of the table can shrink */
-	/* Drain before a ring stops (GET_VRING_BASE, close): let the cores
-	 * take what the front-end already published until the counts stand
-	 * still this long; 0: no drain (unit tests, fuzzers). */
-	unsigned int drain_idle_us;
+	/* Drain before a ring stops (SET_VRING_ENABLE 0, GET_VRING_BASE,
+	 * close, ...): the cores take what the front-end already published,
+	 * for at most this long (a front-end that goes on publishing); 0: no
+	 * drain (unit tests, fuzzers). */
+	unsigned int drain_max_us;
+	uint64_t drain_unfinished;	/* drains given up: ring not polled, or time */
 	/* Drops the connection (vhost_conn.c); NULL: vh_dev_disconnect. */
 	void (*drop)(struct vh_dev *dev, const char *why);
 

@@ -200,6 +200,7 @@ static int vhost_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned 
 	PUT(dev->link_changes, "link_changes");
 	PUT(dev->peer_rejects, "peer_rejects");
 	PUT(dev->mem_faults, "mem_faults");
+	PUT(dev->drain_unfinished, "drains_unfinished");
 #undef PUT
 	return (int)k;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "vf_log.h"
@@ -72,12 +73,90 @@ static bool any_ready(const struct vh_dev *dev)
 	return false;
 }
 
+static bool drains(const struct vh_dev *dev, const struct vh_vq *vq, int only)
+{
+	/* Odd rings are the front-end's transmit rings: we dequeue them. */
+	return (vq->idx & 1) && (only < 0 || (unsigned int)only == vq->idx) &&
+	       __atomic_load_n(&vq->ready, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&vq->dp_broken, __ATOMIC_RELAXED);
+}
+
+static uint64_t drain_moves(const struct vh_vq *vq)
+{
+	return __atomic_load_n(&vq->st.packets, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&vq->st.nombuf, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&vq->st.bad_packet, __ATOMIC_RELAXED);
+}
+
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* The front-end stopped publishing (it says so by the request that stops
+ * the ring, or by leaving): the forwarding cores take what is already
+ * there before the ring stops.  Each ring's core acknowledges a request
+ * once it finds the ring empty after seeing it; a ring that no core polls
+ * (forwarding stopped, the queue on no stream) shows no ack and no
+ * movement over two full passes of every core and is left as it is. */
+void vh_dev_drain(struct vh_dev *dev, int only)
+{
+	struct vh_vq *vqs[VH_MAX_VRINGS];
+	uint32_t req[VH_MAX_VRINGS];
+	uint64_t moved[VH_MAX_VRINGS], start = mono_us();
+	unsigned int n = 0, still = 0;
+
+	if (dev->drain_max_us == 0)
+		return;
+	for (unsigned int i = 1; i < 2u * dev->nb_qp; i += 2) {
+		struct vh_vq *vq = &dev->vq[i];
+
+		if (!drains(dev, vq, only))
+			continue;
+		req[n] = __atomic_load_n(&vq->drain_req, __ATOMIC_RELAXED) + 1;
+		moved[n] = drain_moves(vq);
+		__atomic_store_n(&vq->drain_req, req[n], __ATOMIC_RELEASE);
+		vqs[n++] = vq;
+	}
+	while (n && still < 2 && mono_us() - start < dev->drain_max_us) {
+		uint64_t tok = vf_sync_token();
+		unsigned int k = 0;
+		bool progress = false;
+
+		while (!vf_sync_passed(tok) && mono_us() - start < dev->drain_max_us)
+			usleep(20);
+		for (unsigned int i = 0; i < n; i++) {
+			struct vh_vq *vq = vqs[i];
+			uint64_t m = drain_moves(vq);
+
+			if (__atomic_load_n(&vq->drain_ack, __ATOMIC_ACQUIRE) == req[i] ||
+			    __atomic_load_n(&vq->dp_broken, __ATOMIC_RELAXED))
+				continue;	/* done with this one */
+			progress |= m != moved[i];
+			moved[i] = m;
+			vqs[k] = vq;
+			req[k] = req[i];
+			moved[k++] = m;
+		}
+		n = k;
+		still = progress ? 0 : still + 1;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		dev->drain_unfinished++;
+}
+
 /* Marks rings not ready and waits until no forwarding core is inside a
- * burst on them: after this, ring memory and fds may change. */
-static void stop_rings(struct vh_dev *dev, int only)
+ * burst on them: after this, ring memory and fds may change.  With drain,
+ * the cores first take what the front-end already published. */
+static void stop_rings(struct vh_dev *dev, int only, bool drain)
 {
 	bool wait = false;
 
+	if (drain)
+		vh_dev_drain(dev, only);
 	for (unsigned int i = 0; i < 2u * dev->nb_qp; i++) {
 		struct vh_vq *vq = &dev->vq[i];
 
@@ -88,24 +167,6 @@ static void stop_rings(struct vh_dev *dev, int only)
 	}
 	if (wait)
 		vf_sync_wait();
-}
-
-void vh_dev_drain(struct vh_dev *dev, int only)
-{
-	const uint64_t *ctr[VH_MAX_VRINGS];
-	unsigned int n = 0;
-
-	if (dev->drain_idle_us == 0)
-		return;
-	for (unsigned int i = 1; i < 2u * dev->nb_qp; i += 2) {
-		struct vh_vq *vq = &dev->vq[i];
-
-		if ((only < 0 || (unsigned int)only == i) &&
-		    __atomic_load_n(&vq->ready, __ATOMIC_ACQUIRE) && !vq->dp_broken)
-			ctr[n++] = &vq->st.packets;
-	}
-	if (n)
-		vf_sync_idle(ctr, n, dev->drain_idle_us, 50 * dev->drain_idle_us);
 }
 
 static void close_fd(int *fd)
@@ -159,7 +220,7 @@ static int h_nop(struct vh_ctx *c)
 
 static int h_reset_owner(struct vh_ctx *c)
 {
-	stop_rings(c->dev, -1);
+	stop_rings(c->dev, -1, true);
 	return 0;
 }
 
@@ -189,8 +250,9 @@ static int h_set_mem_table(struct vh_ctx *c)
 	if (vh_mem_map(&fresh, &c->msg->p.mem, c->msg->hdr.size, c->fds, c->nfds,
 		       why, sizeof(why)) != 0)
 		return reject(c, "SET_MEM_TABLE: %s", why);
-	/* The old mapping goes only after no core can be reading it. */
-	stop_rings(dev, -1);
+	/* The old mapping goes only after no core can be reading it; what
+	 * the front-end published in it is taken first. */
+	stop_rings(dev, -1, true);
 	vh_mem_unmap(&dev->mem);
 	dev->mem = fresh;
 	dev->mem_unsealed = false;
@@ -276,8 +338,7 @@ static int h_get_vring_base(struct vh_ctx *c)
 
 	/* Takes what the front-end already put in the ring, then stops it;
 	 * the index is reported as it was (pitfall 9). */
-	vh_dev_drain(c->dev, vq->idx);
-	stop_rings(c->dev, vq->idx);
+	stop_rings(c->dev, vq->idx, true);
 	c->reply->p.state.index = vq->idx;
 	c->reply->p.state.num = vq->packed ?
 		(uint32_t)(vq->last_avail | (vq->avail_wrap ? 0x8000 : 0)) : vq->last_avail;
@@ -628,6 +689,10 @@ void vh_dev_update(struct vh_dev *dev)
 		if (run == vq->ready)
 			continue;
 		if (!run) {
+			/* SET_VRING_ENABLE 0, a status without DRIVER_OK: the
+			 * front-end stopped publishing (it stops before it
+			 * says so); what it published is still taken. */
+			vh_dev_drain(dev, (int)i);
 			__atomic_store_n(&vq->ready, false, __ATOMIC_RELEASE);
 			stop = true;
 			continue;
@@ -661,7 +726,8 @@ void vh_dev_update(struct vh_dev *dev)
 
 void vh_dev_disconnect(struct vh_dev *dev)
 {
-	stop_rings(dev, -1);
+	/* The caller drained, or must not (memory truncated). */
+	stop_rings(dev, -1, false);
 	for (unsigned int i = 0; i < VH_MAX_VRINGS; i++) {
 		struct vh_vq *vq = &dev->vq[i];
 
