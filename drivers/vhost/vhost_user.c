@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "vf_log.h"
@@ -81,71 +80,28 @@ static bool drains(const struct vh_dev *dev, const struct vh_vq *vq, int only)
 	       !__atomic_load_n(&vq->dp_broken, __ATOMIC_RELAXED);
 }
 
-static uint64_t drain_moves(const struct vh_vq *vq)
-{
-	return __atomic_load_n(&vq->st.packets, __ATOMIC_RELAXED) +
-	       __atomic_load_n(&vq->st.nombuf, __ATOMIC_RELAXED) +
-	       __atomic_load_n(&vq->st.bad_packet, __ATOMIC_RELAXED);
-}
-
-static uint64_t mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 /* The front-end stopped publishing (it says so by the request that stops
  * the ring, or by leaving): the forwarding cores take what is already
- * there before the ring stops.  Each ring's core acknowledges a request
- * once it finds the ring empty after seeing it; a ring that no core polls
- * (forwarding stopped, the queue on no stream) shows no ack and no
- * movement over two full passes of every core and is left as it is. */
+ * there before the ring stops (vf_sync_drain: each ring's core confirms
+ * it found the ring empty after the request). */
 void vh_dev_drain(struct vh_dev *dev, int only)
 {
-	struct vh_vq *vqs[VH_MAX_VRINGS];
-	uint32_t req[VH_MAX_VRINGS];
-	uint64_t moved[VH_MAX_VRINGS], start = mono_us();
-	unsigned int n = 0, still = 0;
+	struct vf_drain_ring r[VH_MAX_VRINGS];
+	unsigned int n = 0;
 
 	if (dev->drain_max_us == 0)
 		return;
 	for (unsigned int i = 1; i < 2u * dev->nb_qp; i += 2) {
 		struct vh_vq *vq = &dev->vq[i];
 
-		if (!drains(dev, vq, only))
-			continue;
-		req[n] = __atomic_load_n(&vq->drain_req, __ATOMIC_RELAXED) + 1;
-		moved[n] = drain_moves(vq);
-		__atomic_store_n(&vq->drain_req, req[n], __ATOMIC_RELEASE);
-		vqs[n++] = vq;
+		if (drains(dev, vq, only))
+			r[n++] = (struct vf_drain_ring){
+				&vq->drain_req, &vq->drain_ack,
+				{ &vq->st.packets, &vq->st.nombuf, &vq->st.bad_packet },
+				&vq->dp_broken };
 	}
-	while (n && still < 2 && mono_us() - start < dev->drain_max_us) {
-		uint64_t tok = vf_sync_token();
-		unsigned int k = 0;
-		bool progress = false;
-
-		while (!vf_sync_passed(tok) && mono_us() - start < dev->drain_max_us)
-			usleep(20);
-		for (unsigned int i = 0; i < n; i++) {
-			struct vh_vq *vq = vqs[i];
-			uint64_t m = drain_moves(vq);
-
-			if (__atomic_load_n(&vq->drain_ack, __ATOMIC_ACQUIRE) == req[i] ||
-			    __atomic_load_n(&vq->dp_broken, __ATOMIC_RELAXED))
-				continue;	/* done with this one */
-			progress |= m != moved[i];
-			moved[i] = m;
-			vqs[k] = vq;
-			req[k] = req[i];
-			moved[k++] = m;
-		}
-		n = k;
-		still = progress ? 0 : still + 1;
-	}
-	for (unsigned int i = 0; i < n; i++)
-		dev->drain_unfinished++;
+	if (n)
+		dev->drain_unfinished += vf_sync_drain(r, n, dev->drain_max_us);
 }
 
 /* Marks rings not ready and waits until no forwarding core is inside a

@@ -16,6 +16,7 @@
 #include <rte_memcpy.h>
 #include <rte_mempool.h>
 
+#include "vf_sync.h"
 #include "vhost_mem.h"
 
 /* Segments one buffer (descriptor chain) may have before we drop it. */
@@ -156,8 +157,7 @@ static inline void vh_cursor_write(struct vh_cursor *cu, const void *src, uint32
 /* Dequeue found the ring empty after reading drain_req as dreq. */
 static inline void vh_drain_ack(struct vh_vq *vq, uint32_t dreq)
 {
-	if (unlikely(dreq != vq->drain_ack))
-		__atomic_store_n(&vq->drain_ack, dreq, __ATOMIC_RELEASE);
+	vf_drain_ack(&vq->drain_ack, dreq);
 }
 
 /* Shared by both ring layouts (virtqueue_common.c). */

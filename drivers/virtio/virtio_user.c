@@ -86,6 +86,7 @@ struct vu_dev {
 	bool retry_logged;
 
 	uint64_t link_down, connects, ring_broken, start_fail;
+	uint64_t drain_unfinished;	/* drains given up (vf_sync_drain) */
 
 	struct vf_access access;	/* allow-uid/gid, socket-mode/group */
 	struct vf_peer peer;		/* the backend let in last */
@@ -131,8 +132,7 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Drain after the backend left: until the rx counts stand still this long. */
-#define VU_DRAIN_IDLE_US	10000
+/* Drain after the backend left: at most this long (vf_sync_drain). */
 #define VU_DRAIN_MAX_US		500000
 
 /* ---- helpers ---- */
@@ -345,19 +345,26 @@ static void dev_halt(struct vu_dev *d, bool tell)
 }
 
 /* The backend is gone, but what it already put in our receive rings is
- * ours: the cores take it before the rings are reset (issue 13). */
+ * ours: the cores take it before the rings are reset (issue 13); each
+ * ring's core confirms it found the ring empty after the request. */
 static void dev_drain(struct vu_dev *d)
 {
-	const uint64_t *ctr[VU_MAX_QP];
+	struct vf_drain_ring r[VU_MAX_QP];
 	unsigned int n = 0;
 
 	if (!d->running)
 		return;
-	for (uint16_t i = 0; i < d->active_qp; i++)
-		if (d->rxq[i] && vio_ready(d->rxq[i]))
-			ctr[n++] = &d->rxq[i]->st.packets;
+	for (uint16_t i = 0; i < d->active_qp; i++) {
+		struct vio_queue *q = d->rxq[i];
+
+		if (q && vio_ready(q))
+			r[n++] = (struct vf_drain_ring){
+				&q->drain_req, &q->drain_ack,
+				{ &q->st.packets, &q->st.nombuf, &q->st.bad_len },
+				q->packed ? &q->pq.broken : &q->vq.broken };
+	}
 	if (n)
-		vf_sync_idle(ctr, n, VU_DRAIN_IDLE_US, VU_DRAIN_MAX_US);
+		d->drain_unfinished += vf_sync_drain(r, n, VU_DRAIN_MAX_US);
 }
 
 /* Nothing in flight (the callers run when no job is). */
@@ -1180,6 +1187,7 @@ static void vu_info(struct vf_port *port, struct vf_out *o)
 	vf_out_str(o, "state", vu_state(d));
 	/* Written on the control thread meanwhile: read within its bounds. */
 	vf_out_strf(o, "last_error", "%.*s", (int)sizeof(d->last_error), d->last_error);
+	vf_out_u64(o, "drains_unfinished", d->drain_unfinished);
 	vf_out_u64(o, "queue_pairs", d->nqp);
 	vf_out_u64(o, "queue_size", d->qsize);
 	vf_out_strf(o, "features", "0x%" PRIx64, d->fe.features);
