@@ -205,7 +205,8 @@ def sampler():
         time.sleep(0.01)
 
 
-threading.Thread(target=sampler, daemon=True).start()
+sampling = threading.Thread(target=sampler, daemon=True)
+sampling.start()
 
 # port 4: a "backend" connects and never answers
 s4 = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -255,6 +256,7 @@ check("GET_VRING_BASE" in i8["last_error"] and "disconnected" in i8["last_error"
 check(sh.rt(None)[6]["link"] == "up", "healthy port still up")
 
 stop_sampling.set()
+sampling.join()
 times = sorted(t for _, t in sh.times)
 worst = max(sh.times, key=lambda x: x[1])
 print(f"{len(times)} shell round trips: median {times[len(times) // 2] * 1000:.1f} ms, "
