@@ -48,6 +48,16 @@ void vf_sync_wait(void)
 		rte_rcu_qsbr_synchronize(qs, RTE_QSBR_THRID_INVALID);
 }
 
+uint64_t vf_sync_token(void)
+{
+	return qs ? rte_rcu_qsbr_start(qs) : 0;
+}
+
+bool vf_sync_passed(uint64_t token)
+{
+	return qs == NULL || rte_rcu_qsbr_check(qs, token, false) == 1;
+}
+
 static uint64_t mono_us(void)
 {
 	struct timespec ts;
@@ -56,32 +66,55 @@ static uint64_t mono_us(void)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-uint64_t vf_sync_idle(const uint64_t *const *ctr, unsigned int n,
-		      unsigned int idle_us, unsigned int max_us)
+static uint64_t drain_moves(const struct vf_drain_ring *r)
 {
-	uint64_t first[64], seen[64], start = mono_us(), moved = start, sum = 0;
+	uint64_t m = 0;
+
+	for (unsigned int k = 0; k < 3; k++)
+		if (r->moved[k])
+			m += __atomic_load_n(r->moved[k], __ATOMIC_RELAXED);
+	return m;
+}
+
+static bool drain_done(const struct vf_drain_ring *r, uint32_t want)
+{
+	return __atomic_load_n(r->ack, __ATOMIC_ACQUIRE) == want ||
+	       (r->broken && __atomic_load_n(r->broken, __ATOMIC_RELAXED));
+}
+
+unsigned int vf_sync_drain(struct vf_drain_ring *r, unsigned int n, unsigned int max_us)
+{
+	uint32_t want[64];
+	uint64_t moved[64], start = mono_us();
+	unsigned int still = 0, left = 0;
 
 	if (n > 64)
 		n = 64;
-	for (unsigned int i = 0; i < n; i++)
-		first[i] = seen[i] = __atomic_load_n(ctr[i], __ATOMIC_RELAXED);
-	for (;;) {
-		uint64_t t;
-
-		for (unsigned int i = 0; i < n; i++) {
-			uint64_t v = __atomic_load_n(ctr[i], __ATOMIC_RELAXED);
-
-			if (v != seen[i]) {
-				seen[i] = v;
-				moved = mono_us();
-			}
-		}
-		t = mono_us();
-		if (t - moved >= idle_us || t - start >= max_us)
-			break;
-		usleep(50);
+	for (unsigned int i = 0; i < n; i++) {
+		want[i] = __atomic_load_n(r[i].req, __ATOMIC_RELAXED) + 1;
+		moved[i] = drain_moves(&r[i]);
+		__atomic_store_n(r[i].req, want[i], __ATOMIC_RELEASE);
 	}
-	for (unsigned int i = 0; i < n; i++)
-		sum += seen[i] - first[i];
-	return sum;
+	while (still < 2 && mono_us() - start < max_us) {
+		uint64_t tok = vf_sync_token();
+		bool progress = false;
+
+		left = 0;
+		while (!vf_sync_passed(tok) && mono_us() - start < max_us)
+			usleep(20);
+		for (unsigned int i = 0; i < n; i++) {
+			uint64_t m;
+
+			if (drain_done(&r[i], want[i]))
+				continue;
+			left++;
+			m = drain_moves(&r[i]);
+			progress |= m != moved[i];
+			moved[i] = m;
+		}
+		if (left == 0)
+			break;
+		still = progress ? 0 : still + 1;
+	}
+	return left;
 }

@@ -211,7 +211,7 @@ static void open_fn(void *arg)
 	struct vh_dev *dev = a->dev;
 
 	dev->drop = drop_cb;
-	dev->drain_idle_us = 10000;
+	dev->drain_max_us = 500000;
 
 	if (!dev->client) {
 		a->rc = listen_on(dev, a->err, sizeof(a->err));

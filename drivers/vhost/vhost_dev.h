@@ -56,10 +56,12 @@ struct vh_dev {
 	struct vh_log *log;		/* SET_LOG_BASE mapping, NULL: none */
 	uint64_t log_bases;		/* SET_LOG_BASE accepted */
 	uint64_t rarp_requests;		/* SEND_RARP received */
-	/* Drain before a ring stops (GET_VRING_BASE, close): let the cores
-	 * take what the front-end already published until the counts stand
-	 * still this long; 0: no drain (unit tests, fuzzers). */
-	unsigned int drain_idle_us;
+	/* Drain before a ring stops (SET_VRING_ENABLE 0, GET_VRING_BASE,
+	 * close, ...): the cores take what the front-end already published,
+	 * for at most this long (a front-end that goes on publishing); 0: no
+	 * drain (unit tests, fuzzers). */
+	unsigned int drain_max_us;
+	uint64_t drain_unfinished;	/* drains given up: ring not polled, or time */
 	/* Drops the connection (vhost_conn.c); NULL: vh_dev_disconnect. */
 	void (*drop)(struct vh_dev *dev, const char *why);
 

@@ -240,6 +240,7 @@ static int vhost_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned 
 	PUT(dev->mem_faults, "mem_faults");
 	PUT(dev->log_bases, "log_bases");
 	PUT(dev->rarp_requests, "rarp_requests");
+	PUT(dev->drain_unfinished, "drains_unfinished");
 #undef PUT
 	return (int)k;
 }

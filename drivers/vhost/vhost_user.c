@@ -74,12 +74,47 @@ static bool any_ready(const struct vh_dev *dev)
 	return false;
 }
 
+static bool drains(const struct vh_dev *dev, const struct vh_vq *vq, int only)
+{
+	/* Odd rings are the front-end's transmit rings: we dequeue them. */
+	return (vq->idx & 1) && (only < 0 || (unsigned int)only == vq->idx) &&
+	       __atomic_load_n(&vq->ready, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&vq->dp_broken, __ATOMIC_RELAXED);
+}
+
+/* The front-end stopped publishing (it says so by the request that stops
+ * the ring, or by leaving): the forwarding cores take what is already
+ * there before the ring stops (vf_sync_drain: each ring's core confirms
+ * it found the ring empty after the request). */
+void vh_dev_drain(struct vh_dev *dev, int only)
+{
+	struct vf_drain_ring r[VH_MAX_VRINGS];
+	unsigned int n = 0;
+
+	if (dev->drain_max_us == 0)
+		return;
+	for (unsigned int i = 1; i < 2u * dev->nb_qp; i += 2) {
+		struct vh_vq *vq = &dev->vq[i];
+
+		if (drains(dev, vq, only))
+			r[n++] = (struct vf_drain_ring){
+				&vq->drain_req, &vq->drain_ack,
+				{ &vq->st.packets, &vq->st.nombuf, &vq->st.bad_packet },
+				&vq->dp_broken };
+	}
+	if (n)
+		dev->drain_unfinished += vf_sync_drain(r, n, dev->drain_max_us);
+}
+
 /* Marks rings not ready and waits until no forwarding core is inside a
- * burst on them: after this, ring memory and fds may change. */
-static void stop_rings(struct vh_dev *dev, int only)
+ * burst on them: after this, ring memory and fds may change.  With drain,
+ * the cores first take what the front-end already published. */
+static void stop_rings(struct vh_dev *dev, int only, bool drain)
 {
 	bool wait = false;
 
+	if (drain)
+		vh_dev_drain(dev, only);
 	for (unsigned int i = 0; i < 2u * dev->nb_qp; i++) {
 		struct vh_vq *vq = &dev->vq[i];
 
@@ -90,24 +125,6 @@ static void stop_rings(struct vh_dev *dev, int only)
 	}
 	if (wait)
 		vf_sync_wait();
-}
-
-void vh_dev_drain(struct vh_dev *dev, int only)
-{
-	const uint64_t *ctr[VH_MAX_VRINGS];
-	unsigned int n = 0;
-
-	if (dev->drain_idle_us == 0)
-		return;
-	for (unsigned int i = 1; i < 2u * dev->nb_qp; i += 2) {
-		struct vh_vq *vq = &dev->vq[i];
-
-		if ((only < 0 || (unsigned int)only == i) &&
-		    __atomic_load_n(&vq->ready, __ATOMIC_ACQUIRE) && !vq->dp_broken)
-			ctr[n++] = &vq->st.packets;
-	}
-	if (n)
-		vf_sync_idle(ctr, n, dev->drain_idle_us, 50 * dev->drain_idle_us);
 }
 
 static void close_fd(int *fd)
@@ -169,7 +186,7 @@ static int h_nop(struct vh_ctx *c)
 
 static int h_reset_owner(struct vh_ctx *c)
 {
-	stop_rings(c->dev, -1);
+	stop_rings(c->dev, -1, true);
 	return 0;
 }
 
@@ -199,8 +216,9 @@ static int h_set_mem_table(struct vh_ctx *c)
 	if (vh_mem_map(&fresh, &c->msg->p.mem, c->msg->hdr.size, c->fds, c->nfds,
 		       why, sizeof(why)) != 0)
 		return reject(c, "SET_MEM_TABLE: %s", why);
-	/* The old mapping goes only after no core can be reading it. */
-	stop_rings(dev, -1);
+	/* The old mapping goes only after no core can be reading it; what
+	 * the front-end published in it is taken first. */
+	stop_rings(dev, -1, true);
 	vh_mem_unmap(&dev->mem);
 	dev->mem = fresh;
 	dev->mem_unsealed = false;
@@ -318,8 +336,7 @@ static int h_get_vring_base(struct vh_ctx *c)
 
 	/* Takes what the front-end already put in the ring, then stops it;
 	 * the index is reported as it was (pitfall 9). */
-	vh_dev_drain(c->dev, vq->idx);
-	stop_rings(c->dev, vq->idx);
+	stop_rings(c->dev, vq->idx, true);
 	c->reply->p.state.index = vq->idx;
 	/* packed: bits 0-14 avail slot, 15 its wrap counter, 16-30 used
 	 * slot, 31 its wrap counter (QEMU reads all four) */
@@ -727,6 +744,10 @@ void vh_dev_update(struct vh_dev *dev)
 		if (run == vq->ready)
 			continue;
 		if (!run) {
+			/* SET_VRING_ENABLE 0, a status without DRIVER_OK: the
+			 * front-end stopped publishing (it stops before it
+			 * says so); what it published is still taken. */
+			vh_dev_drain(dev, (int)i);
 			__atomic_store_n(&vq->ready, false, __ATOMIC_RELEASE);
 			stop = true;
 			continue;
@@ -761,7 +782,8 @@ void vh_dev_update(struct vh_dev *dev)
 
 void vh_dev_disconnect(struct vh_dev *dev)
 {
-	stop_rings(dev, -1);
+	/* The caller drained, or must not (memory truncated). */
+	stop_rings(dev, -1, false);
 	for (unsigned int i = 0; i < VH_MAX_VRINGS; i++) {
 		struct vh_vq *vq = &dev->vq[i];
 

@@ -16,6 +16,7 @@
 #include <rte_memcpy.h>
 #include <rte_mempool.h>
 
+#include "vf_sync.h"
 #include "vhost_mem.h"
 #include "vhost_offload.h"
 
@@ -82,6 +83,13 @@ struct vh_vq {
 	bool avail_wrap, used_wrap;	/* packed wrap counters (start at 1) */
 	bool packed;		/* VIRTIO_F_RING_PACKED negotiated */
 	bool ready;		/* atomic: the data path may touch the ring */
+	/* Drain handshake (dequeue rings): the control thread raises
+	 * drain_req once the front-end said it stopped publishing; the core
+	 * copies it to drain_ack on a burst that read the request first and
+	 * then found nothing available, so everything published before the
+	 * request has been taken (vh_dev_drain). */
+	uint32_t drain_req;	/* atomic: written by the control thread */
+	uint32_t drain_ack;	/* atomic: written by the owning core */
 	bool dp_broken;		/* set by the data path on a structure error */
 	bool event_idx, mrg_rxbuf, in_order;
 	uint8_t hdr_len;	/* 10 or 12 */
@@ -157,6 +165,12 @@ static inline void vh_cursor_write(struct vh_cursor *cu, const void *src, uint32
 			cu->off = 0;
 		}
 	}
+}
+
+/* Dequeue found the ring empty after reading drain_req as dreq. */
+static inline void vh_drain_ack(struct vh_vq *vq, uint32_t dreq)
+{
+	vf_drain_ack(&vq->drain_ack, dreq);
 }
 
 /* Shared by both ring layouts (virtqueue_common.c). */

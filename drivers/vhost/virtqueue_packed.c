@@ -405,6 +405,8 @@ uint16_t vh_packed_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 	 * (an upper bound on the buffers; the flags are read again with
 	 * acquire before each buffer is used). */
 	{
+		/* Before the flags: an empty ring then answers a drain request. */
+		uint32_t dreq = __atomic_load_n(&vq->drain_req, __ATOMIC_ACQUIRE);
 		uint16_t s = vq->last_avail, cnt = 0;
 		bool w = vq->avail_wrap;
 
@@ -413,8 +415,10 @@ uint16_t vh_packed_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 			cnt++;
 			slot_advance(vq, &s, &w, 1);
 		}
-		if (cnt == 0)
+		if (cnt == 0) {
+			vh_drain_ack(vq, dreq);
 			return 0;
+		}
 		n = cnt;
 	}
 	if (vf_mbuf_alloc_bulk_len(vq->pool, pkts, n, vq->port_id, 0) != 0) {

@@ -151,16 +151,20 @@ uint16_t vh_split_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 	struct vh_vq *vq = q;
 	const volatile uint16_t *ring;
 	uint16_t avail_idx, cnt, got = 0, used_idx, k;
-	uint32_t room;
+	uint32_t room, dreq;
 	uint64_t bytes = 0;
 
 	if (!__atomic_load_n(&vq->ready, __ATOMIC_ACQUIRE) || vq->dp_broken)
 		return 0;
+	/* Before the index: an empty ring then answers a drain request. */
+	dreq = __atomic_load_n(&vq->drain_req, __ATOMIC_ACQUIRE);
 	/* Acquire: avail entries and descriptors are read after the index. */
 	avail_idx = vf_load_acq16(&vq->avail->idx);
 	cnt = (uint16_t)(avail_idx - vq->last_avail);
-	if (cnt == 0)
+	if (cnt == 0) {
+		vh_drain_ack(vq, dreq);
 		return 0;
+	}
 	if (cnt > vq->size) {
 		vh_vq_break(vq, "avail index moved by more than the ring size");
 		return 0;

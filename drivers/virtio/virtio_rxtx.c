@@ -294,10 +294,15 @@ uint16_t vio_rx_burst(void *qp, struct rte_mbuf **pkts, uint16_t n)
 	struct vq_split *vq = &q->vq;
 	uint16_t avail, nrx = 0;
 	uint64_t bytes = 0;
+	uint32_t dreq;
 
 	if (__builtin_expect(!vio_ready(q), 0))
 		return 0;
+	/* Before the used index: an empty ring then answers a drain. */
+	dreq = __atomic_load_n(&q->drain_req, __ATOMIC_ACQUIRE);
 	avail = vqs_used_count(vq);
+	if (avail == 0)
+		vf_drain_ack(&q->drain_ack, dreq);
 	while (avail > 0 && nrx < n) {
 		void *ck[VIO_RX_CHUNK];
 		uint32_t len[VIO_RX_CHUNK];

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "vf_sync.h"
+
 #include <linux/virtio_net.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
@@ -42,6 +44,10 @@ struct vio_qstats {
 struct vio_queue {
 	struct vq_split vq;
 	uint32_t ready;		/* 1: the backend runs this ring (atomic) */
+	/* rx: drain handshake (vf_sync_drain): request from the control
+	 * thread, acknowledged by the core on a burst that found no used
+	 * buffer after reading it */
+	uint32_t drain_req, drain_ack;
 	bool rx;
 	bool mrg;		/* rx: MRG_RXBUF negotiated (num_buffers valid) */
 	uint16_t tx_reclaim_below;

@@ -277,10 +277,13 @@ uint16_t vio_rx_burst_packed(void *qp, struct rte_mbuf **pkts, uint16_t n)
 	struct vq_packed *vq = &q->pq;
 	uint16_t nrx = 0;
 	uint64_t bytes = 0;
-	bool more = true;
+	bool more = true, empty = false;
+	uint32_t dreq;
 
 	if (__builtin_expect(!vio_ready(q), 0))
 		return 0;
+	/* Before the used flags: a ring found empty then answers a drain. */
+	dreq = __atomic_load_n(&q->drain_req, __ATOMIC_ACQUIRE);
 	while (more && nrx < n) {
 		void *ck[VIOP_CHUNK];
 		uint32_t len[VIOP_CHUNK];
@@ -303,8 +306,10 @@ uint16_t vio_rx_burst_packed(void *qp, struct rte_mbuf **pkts, uint16_t n)
 		for (; got < want; got++) {
 			int r = vqp_get(vq, &ck[got], &len[got]);
 
-			if (r == -EAGAIN || r == -EPROTO)
+			if (r == -EAGAIN || r == -EPROTO) {
+				empty = r == -EAGAIN;
 				break;
+			}
 			rc[got] = (int8_t)(r != 0);
 			rte_prefetch0(ck[got]);
 		}
@@ -325,6 +330,8 @@ uint16_t vio_rx_burst_packed(void *qp, struct rte_mbuf **pkts, uint16_t n)
 	}
 	q->st.packets += nrx;
 	q->st.bytes += bytes;
+	if (empty)
+		vf_drain_ack(&q->drain_ack, dreq);
 	return nrx;
 }
 

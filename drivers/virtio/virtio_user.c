@@ -3,20 +3,26 @@
  * own the rings and all packet memory and hand the backend the DPDK heap
  * regions (lib/vf_mem.h) in SET_MEM_TABLE.
  *
- * Connection life cycle, on the control thread (lib/vf_ctl.h):
- *   attach (connect or accept) -> negotiate features
- *   -> run (port started): rings reset and filled, start sequence, ready
+ * Connection life cycle, on the control thread (lib/vf_ctl.h), with every
+ * conversation with the backend on the port's worker thread (a job):
+ *   attach (connect or accept) -> job: negotiate features
+ *   -> run (port started): rings reset and filled -> job: start sequence
+ *      -> link up, queues ready
  *   -> halt (port stopped, or the backend left): queues not ready,
- *      vf_sync_wait(), GET_VRING_BASE if the backend is still there,
- *      posted mbufs freed
+ *      vf_sync_wait(), link down -> job: GET_VRING_BASE if the backend is
+ *      still there -> posted mbufs freed
  *   -> detach: socket closed, link down (counted); server=1 accepts the
- *      next backend and resumes.
+ *      next backend, server=0 reconnects.
+ * So a backend that accepts and never answers (each reply has a deadline)
+ * holds its own port only: the control thread, every other port,
+ * telemetry and the shell go on, and a stop returns at once (issue 13).
  * A broken ring (hostile used ring, hardening.md D1-D3) is noticed by a
  * timer and detaches the backend: the port goes down and stays usable. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +30,7 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -62,11 +69,15 @@ struct vu_dev {
 	int listenfd;
 	struct vu_fe fe;		/* fe.fd: connection or -1 */
 	bool negotiated;		/* on this connection */
-	bool running;			/* rings live on this connection */
+	bool running;			/* rings reset, filled and handed to the backend */
+	bool link_up;			/* atomic: the start sequence done, queues ready */
+	bool watched;			/* fe.fd is on the control loop */
 	bool started;			/* port started */
+	bool closing;
 	bool logged_broken;
 	int timer;
 	int socket_id;
+	char last_error[160];		/* the last failure, for port info */
 
 	struct vio_queue *rxq[VU_MAX_QP], *txq[VU_MAX_QP];
 
@@ -76,22 +87,43 @@ struct vu_dev {
 	bool retry_logged;
 
 	uint64_t link_down, connects, ring_broken, start_fail;
+	uint64_t drain_unfinished;	/* drains given up (vf_sync_drain) */
 
 	struct vf_access access;	/* allow-uid/gid, socket-mode/group */
 	struct vf_peer peer;		/* the backend let in last */
 	uint64_t peer_rejects;
 	char last_refused[128];
-	/* A backend's negotiation runs on a thread of its own, so that one
-	 * that accepts and never answers (5 s per reply) does not hold the
-	 * control thread: every other port, telemetry and the shell go on
-	 * (issue 13).  fe.fd is set meanwhile (no second connection). */
-	bool attaching, closing;
-	bool has_worker;
+
+	/* Every conversation with the backend (negotiation, start sequence,
+	 * GET_VRING_BASE) runs as a job on the port's worker thread, one at
+	 * a time; its result is taken on the control thread (job_done).
+	 * While one is in flight the worker owns fe.fd (not watched). */
+	uint8_t busy;			/* atomic: enum vu_job_kind */
+	struct vu_job {
+		struct vu_dev *d;
+		uint8_t kind;
+		int rc;
+		struct vu_fe fe;	/* the worker's copy */
+		struct vf_mem_region regs[VF_MEM_MAX_REGIONS];
+		int nregs;
+		struct vu_fe_ring r[2 * VU_MAX_QP];
+		int nr;
+	} job;
 	pthread_t worker;
+	bool has_worker;
+	pthread_mutex_t wlock;		/* wjob, wquit */
+	pthread_cond_t wcond;
+	struct vu_job *wjob;
+	bool wquit;
 };
+
+enum vu_job_kind { VU_JOB_NONE, VU_JOB_NEGOTIATE, VU_JOB_START, VU_JOB_STOP };
 
 #define VU_RETRY_MIN_MS 1000
 #define VU_RETRY_MAX_MS 8000
+/* Port close (or reconfigure) waits this long for a stop in flight to be
+ * answered before it hangs up on the backend. */
+#define VU_CLOSE_WAIT_MS 1000
 
 static uint64_t now_ms(void)
 {
@@ -101,8 +133,7 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Drain after the backend left: until the rx counts stand still this long. */
-#define VU_DRAIN_IDLE_US	10000
+/* Drain after the backend left: at most this long (vf_sync_drain). */
 #define VU_DRAIN_MAX_US		500000
 
 /* ---- helpers ---- */
@@ -234,61 +265,128 @@ static int mem_check(struct vu_dev *d, const struct vf_mem_region *regs, int n)
 
 /* ---- connection state (control thread) ---- */
 
+static void set_error(struct vu_dev *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void set_error(struct vu_dev *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(d->last_error, sizeof(d->last_error), fmt, ap);
+	va_end(ap);
+}
+
+static uint8_t busy(const struct vu_dev *d)
+{
+	return __atomic_load_n(&d->busy, __ATOMIC_ACQUIRE);
+}
+
+static void set_link(struct vu_dev *d, bool up)
+{
+	__atomic_store_n(&d->link_up, up, __ATOMIC_RELEASE);
+}
+
+static int watch(struct vu_dev *d);
+static void unwatch(struct vu_dev *d);
+static void dev_run(struct vu_dev *d);
+
+/* Hands a job to the worker; j (d->job) is filled but for fe and kind. */
+static void job_post(struct vu_dev *d, uint8_t kind)
+{
+	struct vu_job *j = &d->job;
+
+	j->d = d;
+	j->kind = kind;
+	j->rc = 0;
+	j->fe = d->fe;
+	unwatch(d);
+	__atomic_store_n(&d->busy, kind, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&d->wlock);
+	d->wjob = j;
+	pthread_cond_signal(&d->wcond);
+	pthread_mutex_unlock(&d->wlock);
+}
+
+/* Closes the connection (nothing in flight); server=0 reconnects later. */
+static void hang_up(struct vu_dev *d)
+{
+	if (d->fe.fd >= 0) {
+		unwatch(d);
+		close(d->fe.fd);
+		d->fe.fd = -1;
+	}
+	d->negotiated = false;
+	if (!d->server && !d->closing) {
+		if (d->retry_ms < VU_RETRY_MIN_MS)
+			d->retry_ms = VU_RETRY_MIN_MS;
+		d->retry_at_ms = now_ms() + d->retry_ms;
+		d->retry_logged = false;
+	}
+}
+
 static void dev_halt(struct vu_dev *d, bool tell)
 {
-	if (!d->running)
+	uint8_t b = busy(d);
+
+	/* A start in flight sees the port stopped when it ends; a stop in
+	 * flight is already on its way. */
+	if (!d->running || b == VU_JOB_START || b == VU_JOB_STOP)
 		return;
+	set_link(d, false);
 	q_all(d, q_unready, NULL);
 	/* Forwarding cores leave the rings before we take the mbufs back. */
 	vf_sync_wait();
 	if (tell && d->fe.fd >= 0) {
-		struct vu_fe_ring r[2 * VU_MAX_QP];
-
-		if (vu_fe_stop(&d->fe, r, rings_of(d, r)) < 0) {
-			/* Not known to be stopped: hang up so a sane backend
-			 * lets go of the rings before we take the buffers. */
-			VF_WARN("%s: stop: %s: disconnecting", d->port->name, d->fe.err);
-			vf_ctl_del_fd(d->fe.fd);
-			close(d->fe.fd);
-			d->fe.fd = -1;
-			d->negotiated = false;
-		}
+		/* The buffers are ours once the backend answered (stop_done). */
+		d->job.nr = rings_of(d, d->job.r);
+		job_post(d, VU_JOB_STOP);
+		return;
 	}
-	/* The backend stopped (GET_VRING_BASE) or is gone: buffers are ours. */
+	/* The backend is gone: buffers are ours. */
 	q_all(d, q_reset, NULL);
 	d->running = false;
 }
 
 /* The backend is gone, but what it already put in our receive rings is
- * ours: the cores take it before the rings are reset (issue 13). */
+ * ours: the cores take it before the rings are reset (issue 13); each
+ * ring's core confirms it found the ring empty after the request. */
 static void dev_drain(struct vu_dev *d)
 {
-	const uint64_t *ctr[VU_MAX_QP];
+	struct vf_drain_ring r[VU_MAX_QP];
 	unsigned int n = 0;
 
 	if (!d->running)
 		return;
-	for (uint16_t i = 0; i < d->active_qp; i++)
-		if (d->rxq[i] && vio_ready(d->rxq[i]))
-			ctr[n++] = &d->rxq[i]->st.packets;
+	for (uint16_t i = 0; i < d->active_qp; i++) {
+		struct vio_queue *q = d->rxq[i];
+
+		if (q && vio_ready(q))
+			r[n++] = (struct vf_drain_ring){
+				&q->drain_req, &q->drain_ack,
+				{ &q->st.packets, &q->st.nombuf, &q->st.bad_len },
+				q->packed ? &q->pq.broken : &q->vq.broken };
+	}
 	if (n)
-		vf_sync_idle(ctr, n, VU_DRAIN_IDLE_US, VU_DRAIN_MAX_US);
+		d->drain_unfinished += vf_sync_drain(r, n, VU_DRAIN_MAX_US);
 }
 
+/* Nothing in flight (the callers run when no job is). */
 static void dev_detach(struct vu_dev *d, const char *why)
 {
-	bool was_up = d->running;
+	bool was_up = __atomic_load_n(&d->link_up, __ATOMIC_ACQUIRE);
 
 	dev_drain(d);
 	dev_halt(d, false);
 	if (d->fe.fd >= 0) {
-		vf_ctl_del_fd(d->fe.fd);
+		unwatch(d);
 		close(d->fe.fd);
 		d->fe.fd = -1;
 	}
 	d->negotiated = false;
 	if (was_up)
 		d->link_down++;
+	set_error(d, "%s", why);
 	if (!d->server) {
 		/* A session that ran starts the backoff over; one that never
 		 * got going keeps backing off. */
@@ -300,14 +398,14 @@ static void dev_detach(struct vu_dev *d, const char *why)
 	VF_INFO("%s: backend %s: %s", d->port->name, d->server ? "disconnected" : "lost", why);
 }
 
+/* Rings reset and filled here; the start sequence is the worker's. */
 static void dev_run(struct vu_dev *d)
 {
-	struct vf_mem_region regs[VF_MEM_MAX_REGIONS];
-	struct vu_fe_ring r[2 * VU_MAX_QP];
+	struct vu_job *j = &d->job;
 	uint16_t i;
-	int n, nr;
+	int n;
 
-	if (d->running || !d->negotiated || !d->started)
+	if (d->running || !d->negotiated || !d->started || d->closing || busy(d))
 		return;
 	q_all(d, q_reset, NULL);
 	for (i = 0; i < d->active_qp; i++) {
@@ -316,8 +414,8 @@ static void dev_run(struct vu_dev *d)
 		else
 			vio_rx_fill(d->rxq[i]);
 	}
-	n = vf_mem_regions(regs, VF_MEM_MAX_REGIONS);
-	if (n < 0 || mem_check(d, regs, n) < 0) {
+	n = vf_mem_regions(j->regs, VF_MEM_MAX_REGIONS);
+	if (n < 0 || mem_check(d, j->regs, n) < 0) {
 		VF_ERR("%s: packet memory cannot be shared with the backend (%s)", d->port->name,
 		       n < 0 ? strerror(-n) : "a ring or the mbuf pool lies outside the DPDK heap regions");
 		d->start_fail++;
@@ -325,19 +423,199 @@ static void dev_run(struct vu_dev *d)
 		dev_detach(d, "memory not shareable");
 		return;
 	}
-	nr = rings_of(d, r);
-	if (vu_fe_start(&d->fe, regs, n, r, nr) < 0) {
-		VF_ERR("%s: start: %s", d->port->name, d->fe.err);
-		d->start_fail++;
-		q_all(d, q_reset, NULL);
-		dev_detach(d, "start sequence failed");
+	j->nregs = n;
+	j->nr = rings_of(d, j->r);
+	d->running = true;
+	job_post(d, VU_JOB_START);
+}
+
+static void negotiate_done(struct vu_dev *d, struct vu_job *j)
+{
+	if (d->closing || j->rc < 0) {
+		if (!d->closing) {
+			VF_ERR("%s: %s", d->port->name, j->fe.err);
+			set_error(d, "%s", j->fe.err);
+		}
+		hang_up(d);
 		return;
 	}
-	d->running = true;
+	d->fe = j->fe;
+	d->negotiated = true;
+	if (watch(d) < 0) {
+		dev_detach(d, "cannot watch the socket");
+		return;
+	}
+	dev_run(d);
+}
+
+static void start_done(struct vu_dev *d, struct vu_job *j)
+{
+	if (j->rc < 0) {
+		char why[192];
+
+		if (!d->closing) {
+			VF_ERR("%s: start: %s", d->port->name, j->fe.err);
+			d->start_fail++;
+		}
+		q_all(d, q_reset, NULL);
+		d->running = false;
+		snprintf(why, sizeof(why), "start sequence failed: %s", j->fe.err);
+		dev_detach(d, why);
+		return;
+	}
+	if (watch(d) < 0) {
+		dev_detach(d, "cannot watch the socket");
+		return;
+	}
+	if (!d->started || d->closing) {
+		/* Stopped while the start sequence ran. */
+		dev_halt(d, true);
+		return;
+	}
 	d->logged_broken = false;
 	q_all(d, q_ready, NULL);
+	set_link(d, true);
 	VF_INFO("%s: link up (features 0x%" PRIx64 ", protocol 0x%" PRIx64 ", %u queue pairs)",
 		d->port->name, d->fe.features, d->fe.protocol, d->active_qp);
+}
+
+static void stop_done(struct vu_dev *d, struct vu_job *j)
+{
+	if (j->rc < 0) {
+		/* Not known to be stopped: hang up so a sane backend lets go
+		 * of the rings before we take the buffers. */
+		VF_WARN("%s: stop: %s: disconnecting", d->port->name, j->fe.err);
+		set_error(d, "stop: %s: disconnected", j->fe.err);
+		hang_up(d);
+	}
+	q_all(d, q_reset, NULL);
+	d->running = false;
+	if (d->closing)
+		return;
+	if (d->fe.fd >= 0 && watch(d) < 0) {
+		dev_detach(d, "cannot watch the socket");
+		return;
+	}
+	dev_run(d);	/* started again meanwhile */
+}
+
+/* Control thread (vf_ctl_call from the worker): take the result. */
+static void job_done(void *arg)
+{
+	struct vu_job *j = arg;
+	struct vu_dev *d = j->d;
+
+	__atomic_store_n(&d->busy, VU_JOB_NONE, __ATOMIC_RELEASE);
+	switch (j->kind) {
+	case VU_JOB_NEGOTIATE:
+		negotiate_done(d, j);
+		break;
+	case VU_JOB_START:
+		start_done(d, j);
+		break;
+	case VU_JOB_STOP:
+		stop_done(d, j);
+		break;
+	}
+}
+
+/* Worker thread: the conversation itself.  Every reply has its deadline
+ * (fe.timeout_ms), and so has every send (a backend that stops reading). */
+static int job_run(struct vu_job *j)
+{
+	const struct vu_dev *d = j->d;
+	struct vu_fe_want w = { d->want_mrg, d->want_inorder, d->nqp, d->packed, d->want_ol };
+	struct timeval tv = { j->fe.timeout_ms / 1000, (j->fe.timeout_ms % 1000) * 1000 };
+
+	setsockopt(j->fe.fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	switch (j->kind) {
+	case VU_JOB_NEGOTIATE:
+		return vu_fe_negotiate(&j->fe, &w, true);
+	case VU_JOB_START:
+		return vu_fe_start(&j->fe, j->regs, j->nregs, j->r, j->nr);
+	case VU_JOB_STOP:
+		return vu_fe_stop(&j->fe, j->r, j->nr);
+	}
+	return -EINVAL;
+}
+
+static void *worker_main(void *arg)
+{
+	struct vu_dev *d = arg;
+
+	pthread_mutex_lock(&d->wlock);
+	for (;;) {
+		struct vu_job *j;
+
+		while (d->wjob == NULL && !d->wquit)
+			pthread_cond_wait(&d->wcond, &d->wlock);
+		j = d->wjob;
+		if (j == NULL)
+			break;
+		d->wjob = NULL;
+		pthread_mutex_unlock(&d->wlock);
+		j->rc = job_run(j);
+		vf_ctl_call(job_done, j);
+		pthread_mutex_lock(&d->wlock);
+	}
+	pthread_mutex_unlock(&d->wlock);
+	return NULL;
+}
+
+static int worker_start(struct vu_dev *d)
+{
+	pthread_mutex_init(&d->wlock, NULL);
+	pthread_cond_init(&d->wcond, NULL);
+	if (pthread_create(&d->worker, NULL, worker_main, d) != 0)
+		return -EAGAIN;
+	pthread_setname_np(d->worker, "vf-vu-worker");
+	d->has_worker = true;
+	return 0;
+}
+
+/* After every job has ended (not from the worker itself). */
+static void worker_stop(struct vu_dev *d)
+{
+	if (!d->has_worker)
+		return;
+	pthread_mutex_lock(&d->wlock);
+	d->wquit = true;
+	pthread_cond_signal(&d->wcond);
+	pthread_mutex_unlock(&d->wlock);
+	pthread_join(d->worker, NULL);
+	d->has_worker = false;
+	pthread_cond_destroy(&d->wcond);
+	pthread_mutex_destroy(&d->wlock);
+}
+
+static void do_abort(void *arg)
+{
+	struct vu_dev *d = arg;
+
+	/* The worker's read or write fails at once; the job's end hangs up. */
+	if (busy(d) != VU_JOB_NONE && d->fe.fd >= 0)
+		shutdown(d->fe.fd, SHUT_RDWR);
+}
+
+/* Main thread, control lock not held: waits until no job (any, or only
+ * one that holds the rings) is in flight, hanging up on a backend that
+ * has not answered within VU_CLOSE_WAIT_MS. */
+static void wait_jobs(struct vu_dev *d, bool rings_only)
+{
+	uint64_t end = now_ms() + VU_CLOSE_WAIT_MS;
+	bool aborted = false;
+
+	for (;;) {
+		uint8_t b = busy(d);
+
+		if (b == VU_JOB_NONE || (rings_only && b == VU_JOB_NEGOTIATE))
+			return;
+		if (!aborted && now_ms() >= end) {
+			vf_ctl_call(do_abort, d);
+			aborted = true;
+		}
+		usleep(1000);
+	}
 }
 
 static void on_sock(int fd, uint32_t events, void *arg)
@@ -351,6 +629,24 @@ static void on_sock(int fd, uint32_t events, void *arg)
 	/* EOF, error, or a message nobody asked for (we offer no backend
 	 * request channel): the session is over. */
 	dev_detach(d, r == 0 ? "connection closed" : r < 0 ? strerror(errno) : "unexpected message");
+}
+
+static int watch(struct vu_dev *d)
+{
+	if (d->watched || d->fe.fd < 0)
+		return 0;
+	if (vf_ctl_add_fd(d->fe.fd, on_sock, d) < 0)
+		return -1;
+	d->watched = true;
+	return 0;
+}
+
+static void unwatch(struct vu_dev *d)
+{
+	if (!d->watched)
+		return;
+	vf_ctl_del_fd(d->fe.fd);
+	d->watched = false;
 }
 
 /* allow-uid / allow-gid: may the backend on fd stay?  Refusals are
@@ -375,117 +671,23 @@ static bool peer_allowed(struct vu_dev *d, int fd)
 	return false;
 }
 
-static void dev_attach(struct vu_dev *d, int fd)
+/* A backend let in on fd: the negotiation is the worker's. */
+static void attach_start(struct vu_dev *d, int fd)
 {
-	struct vu_fe_want w = { d->want_mrg, d->want_inorder, d->nqp, d->packed, d->want_ol };
-
-	if (!peer_allowed(d, fd)) {
-		close(fd);
-		return;
-	}
-
-	d->fe.fd = fd;
-	d->fe.timeout_ms = VU_REPLY_TIMEOUT_MS;
+	d->fe = (struct vu_fe){ .fd = fd, .timeout_ms = VU_REPLY_TIMEOUT_MS };
+	d->negotiated = false;
 	d->connects++;
-	if (vu_fe_negotiate(&d->fe, &w, true) < 0) {
-		VF_ERR("%s: %s", d->port->name, d->fe.err);
-		close(fd);
-		d->fe.fd = -1;
-		return;
-	}
-	d->negotiated = true;
-	if (vf_ctl_add_fd(fd, on_sock, d) < 0) {
-		dev_detach(d, "cannot watch the socket");
-		return;
-	}
-	dev_run(d);
+	job_post(d, VU_JOB_NEGOTIATE);
 }
 
-struct attach_job {
-	struct vu_dev *d;
-	struct vu_fe fe;
-	int rc;
-};
-
-/* Control thread (vf_ctl_call from the worker): take the result. */
-static void attach_done(void *arg)
-{
-	struct attach_job *j = arg;
-	struct vu_dev *d = j->d;
-
-	d->attaching = false;
-	if (d->closing || j->rc < 0) {
-		if (!d->closing)
-			VF_ERR("%s: %s", d->port->name, j->fe.err);
-		close(j->fe.fd);
-		d->fe.fd = -1;
-		if (!d->server && !d->closing) {
-			if (d->retry_ms < VU_RETRY_MIN_MS)
-				d->retry_ms = VU_RETRY_MIN_MS;
-			d->retry_at_ms = now_ms() + d->retry_ms;
-		}
-		free(j);
-		return;
-	}
-	d->fe = j->fe;
-	free(j);
-	d->negotiated = true;
-	if (vf_ctl_add_fd(d->fe.fd, on_sock, d) < 0) {
-		dev_detach(d, "cannot watch the socket");
-		return;
-	}
-	dev_run(d);
-}
-
-static void *attach_main(void *arg)
-{
-	struct attach_job *j = arg;
-	struct vu_dev *d = j->d;
-	struct vu_fe_want w = { d->want_mrg, d->want_inorder, d->nqp, d->packed, d->want_ol };
-
-	j->rc = vu_fe_negotiate(&j->fe, &w, true);
-	vf_ctl_call(attach_done, j);
-	return NULL;
-}
-
-static void worker_join(struct vu_dev *d)
-{
-	if (d->has_worker) {
-		pthread_join(d->worker, NULL);
-		d->has_worker = false;
-	}
-}
-
-/* dev_attach without waiting for the backend: the replies are awaited on
- * a worker thread; attach_done finishes on the control thread. */
 static void dev_attach_async(struct vu_dev *d, int fd)
 {
-	struct attach_job *j;
-
 	/* Who it is decides before anything is negotiated (allow-uid/gid). */
 	if (!peer_allowed(d, fd)) {
 		close(fd);
 		return;
 	}
-	j = calloc(1, sizeof(*j));
-	worker_join(d);	/* the previous one has finished (attaching false) */
-	if (j == NULL) {
-		close(fd);
-		return;
-	}
-	j->d = d;
-	j->fe.fd = fd;
-	j->fe.timeout_ms = VU_REPLY_TIMEOUT_MS;
-	d->fe.fd = fd;
-	d->connects++;
-	d->attaching = true;
-	if (pthread_create(&d->worker, NULL, attach_main, j) != 0) {
-		d->attaching = false;
-		free(j);
-		dev_attach(d, fd);	/* fall back: on this thread */
-		return;
-	}
-	d->has_worker = true;
+	attach_start(d, fd);
 }
 
 static void on_listen(int fd, uint32_t events, void *arg)
@@ -537,13 +739,13 @@ static void on_timer(void *arg)
 	struct vu_dev *d = arg;
 	uint16_t i;
 
-	if (d->attaching)
+	if (busy(d) != VU_JOB_NONE)
 		return;
 	if (!d->server && d->fe.fd < 0) {
 		client_retry(d);
 		return;
 	}
-	if (!d->running)
+	if (!__atomic_load_n(&d->link_up, __ATOMIC_ACQUIRE))
 		return;
 	for (i = 0; i < d->active_qp; i++) {
 		if (q_broken(d->rxq[i]) || q_broken(d->txq[i])) {
@@ -595,7 +797,7 @@ static void do_attach(void *arg)
 {
 	struct probe_arg *a = arg;
 
-	dev_attach(a->d, a->fd);
+	attach_start(a->d, a->fd);
 }
 
 static void vu_free(struct vu_dev *d)
@@ -698,6 +900,10 @@ static int vu_probe(struct vf_port *port, const struct vf_devargs *da)
 	port->priv = d;
 
 	vf_ctl_start();
+	if (worker_start(d) < 0) {
+		rc = -EAGAIN;
+		goto fail;
+	}
 	if (d->server) {
 		char err[160];
 		int fd = vu_sock_listen(d->path, &d->access, err, sizeof(err));
@@ -712,18 +918,22 @@ static int vu_probe(struct vf_port *port, const struct vf_devargs *da)
 			goto fail;
 		VF_INFO("%s: waiting for a vhost-user backend on %s", port->name, d->path);
 	} else {
-		struct probe_arg a = { d, vu_sock_connect(d->path, false) };
+		/* Connected and let in here; the negotiation runs on the
+		 * worker like any reconnect's, so that a silent backend holds
+		 * neither the start of the other ports nor the shell. */
+		struct probe_arg a = { d, vu_sock_connect(d->path, true) };
 
 		if (a.fd < 0) {
 			VF_ERR("%s: cannot connect to %s: %s", port->name, d->path, strerror(-a.fd));
 			rc = a.fd;
 			goto fail;
 		}
-		vf_ctl_call(do_attach, &a);
-		if (!d->negotiated) {
-			rc = d->peer_rejects ? -EPERM : -EPROTO;
+		if (!peer_allowed(d, a.fd)) {
+			close(a.fd);
+			rc = -EPERM;
 			goto fail;
 		}
+		vf_ctl_call(do_attach, &a);
 	}
 	d->timer = vf_ctl_add_timer(VU_CHECK_MS, on_timer, d);
 	if (d->timer < 0)
@@ -736,10 +946,13 @@ fail:
 		close(d->listenfd);
 		unlink(d->path);
 	}
+	d->closing = true;
+	wait_jobs(d, false);
 	if (d->fe.fd >= 0) {
 		vf_ctl_del_fd(d->fe.fd);
 		close(d->fe.fd);
 	}
+	worker_stop(d);
 	free(d);
 	return rc;
 }
@@ -780,6 +993,11 @@ static void do_configure(void *arg)
 	uint16_t np = a->conf->nb_rxq > a->conf->nb_txq ? a->conf->nb_rxq : a->conf->nb_txq;
 	uint16_t i;
 
+	if (d->running) {
+		VF_ERR("%s: configure while the rings are in use", d->port->name);
+		a->rc = -EBUSY;
+		return;
+	}
 	if (np == 0 || np > d->nqp) {
 		VF_ERR("%s: %u queues asked, queues=%u", d->port->name, np, d->nqp);
 		a->rc = -EINVAL;
@@ -809,6 +1027,7 @@ static int vu_configure(struct vf_port *port, const struct vf_port_conf *conf)
 {
 	struct cfg_arg a = { port->priv, conf, 0 };
 
+	wait_jobs(a.d, true);	/* a stop still in flight holds the rings */
 	vf_ctl_call(do_configure, &a);
 	return a.rc;
 }
@@ -849,8 +1068,9 @@ static void do_stop(void *arg)
 {
 	struct vu_dev *d = arg;
 
-	dev_halt(d, true);
+	/* Returns at once: the GET_VRING_BASE exchange is a job. */
 	d->started = false;
+	dev_halt(d, true);
 }
 
 static void vu_stop(struct vf_port *port)
@@ -866,18 +1086,11 @@ static void do_close(void *arg)
 {
 	struct vu_dev *d = arg;
 
-	dev_halt(d, true);
 	d->started = false;
 	d->closing = true;
-	if (d->attaching) {
-		/* The worker owns the fd: wake it (its read fails at once);
-		 * attach_done closes the fd, vu_close joins the worker. */
-		shutdown(d->fe.fd, SHUT_RDWR);
-	} else if (d->fe.fd >= 0) {
-		vf_ctl_del_fd(d->fe.fd);
-		close(d->fe.fd);
-		d->fe.fd = -1;
-	}
+	dev_halt(d, true);	/* a stop job, or nothing */
+	if (busy(d) == VU_JOB_NEGOTIATE)
+		shutdown(d->fe.fd, SHUT_RDWR);	/* nothing to wait for */
 	if (d->listenfd >= 0) {
 		vf_ctl_del_fd(d->listenfd);
 		close(d->listenfd);
@@ -889,6 +1102,24 @@ static void do_close(void *arg)
 	d->timer = 0;
 }
 
+static void do_close_end(void *arg)
+{
+	struct vu_dev *d = arg;
+
+	set_link(d, false);
+	if (d->running) {
+		q_all(d, q_unready, NULL);
+		vf_sync_wait();
+		q_all(d, q_reset, NULL);
+		d->running = false;
+	}
+	if (d->fe.fd >= 0) {
+		unwatch(d);
+		close(d->fe.fd);
+		d->fe.fd = -1;
+	}
+}
+
 static void vu_close(struct vf_port *port)
 {
 	struct vu_dev *d = port->priv;
@@ -896,7 +1127,11 @@ static void vu_close(struct vf_port *port)
 	if (d == NULL)
 		return;
 	vf_ctl_call(do_close, d);
-	worker_join(d);
+	/* A healthy backend answers the stop at once; a silent one is hung
+	 * up on after VU_CLOSE_WAIT_MS. */
+	wait_jobs(d, false);
+	vf_ctl_call(do_close_end, d);
+	worker_stop(d);
 	vu_free(d);
 	free(d);
 	port->priv = NULL;
@@ -906,7 +1141,7 @@ static void vu_link_get(struct vf_port *port, struct vf_link *link)
 {
 	struct vu_dev *d = port->priv;
 
-	link->up = d->running;
+	link->up = __atomic_load_n(&d->link_up, __ATOMIC_ACQUIRE);
 	link->speed_mbps = 0;
 }
 
@@ -1027,6 +1262,23 @@ static int vu_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned int
 	return 14 + (int)ol_xstats(d, xs + 14, n > 14 ? n - 14 : 0);
 }
 
+static const char *vu_state(const struct vu_dev *d)
+{
+	switch (busy(d)) {
+	case VU_JOB_NEGOTIATE:
+		return "negotiating";
+	case VU_JOB_START:
+		return "starting";
+	case VU_JOB_STOP:
+		return "stopping";
+	}
+	if (__atomic_load_n(&d->link_up, __ATOMIC_ACQUIRE))
+		return "up";
+	if (d->fe.fd >= 0)
+		return "connected";
+	return d->server ? "listening" : "reconnecting";
+}
+
 static void vu_info(struct vf_port *port, struct vf_out *o)
 {
 	struct vu_dev *d = port->priv;
@@ -1034,6 +1286,10 @@ static void vu_info(struct vf_port *port, struct vf_out *o)
 	vf_out_str(o, "path", d->path);
 	vf_out_bool(o, "server", d->server);
 	vf_out_bool(o, "connected", d->fe.fd >= 0);
+	vf_out_str(o, "state", vu_state(d));
+	/* Written on the control thread meanwhile: read within its bounds. */
+	vf_out_strf(o, "last_error", "%.*s", (int)sizeof(d->last_error), d->last_error);
+	vf_out_u64(o, "drains_unfinished", d->drain_unfinished);
 	vf_out_u64(o, "queue_pairs", d->nqp);
 	vf_out_u64(o, "queue_size", d->qsize);
 	vf_out_strf(o, "features", "0x%" PRIx64, d->fe.features);
