@@ -140,6 +140,25 @@ int vf_fwd_setup(struct vf_fwd_cfg *cfg, uint16_t nb_q)
 	return 0;
 }
 
+/* The first bursts go to a port whose link is up: a port's connection may
+ * still be negotiating when forwarding starts (virtio_user's backend talks
+ * on a worker thread), and a burst sent into a down link is lost.  Bounded,
+ * as testpmd's own link check at start; here on the forwarding core, so the
+ * control thread and the shell go on meanwhile. */
+#define TX_FIRST_LINK_WAIT_MS 5000
+
+static void wait_link(struct vf_port *port)
+{
+	struct vf_link l;
+
+	for (unsigned int ms = 0; ms < TX_FIRST_LINK_WAIT_MS && !stop_flag; ms++) {
+		vf_port_link(port, &l);
+		if (l.up)
+			return;
+		rte_delay_us_sleep(1000);
+	}
+}
+
 static int lcore_loop(void *arg)
 {
 	struct fwd_lcore *fl = arg;
@@ -148,6 +167,9 @@ static int lcore_loop(void *arg)
 	unsigned int n = fl->count;
 
 	vf_sync_thread_online(fl->lcore);
+	if (fl->tx_first)
+		for (unsigned int i = 0; i < n; i++)
+			wait_link(fs[i].tx_port);
 	for (unsigned int b = 0; b < fl->tx_first; b++)
 		for (unsigned int i = 0; i < n; i++) {
 			struct rte_mbuf *pkts[VF_MAX_BURST];
