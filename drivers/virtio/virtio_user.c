@@ -72,6 +72,7 @@ struct vu_dev {
 	/* server=0: reconnect to a backend that went away, with backoff */
 	uint64_t retry_at_ms;
 	unsigned int retry_ms;
+	unsigned int retry_min_ms;	/* reconnect-ms */
 	bool retry_logged;
 
 	uint64_t link_down, connects, ring_broken, start_fail;
@@ -91,6 +92,12 @@ struct vu_dev {
 
 #define VU_RETRY_MIN_MS 1000
 #define VU_RETRY_MAX_MS 8000
+
+/* The backoff doubles up to 8 s, or stays at reconnect-ms when that is longer. */
+static unsigned int retry_max(const struct vu_dev *d)
+{
+	return d->retry_min_ms > VU_RETRY_MAX_MS ? d->retry_min_ms : VU_RETRY_MAX_MS;
+}
 
 static uint64_t now_ms(void)
 {
@@ -289,7 +296,7 @@ static void dev_detach(struct vu_dev *d, const char *why)
 		/* A session that ran starts the backoff over; one that never
 		 * got going keeps backing off. */
 		if (was_up || d->retry_ms == 0)
-			d->retry_ms = VU_RETRY_MIN_MS;
+			d->retry_ms = d->retry_min_ms;
 		d->retry_at_ms = now_ms() + d->retry_ms;
 		d->retry_logged = false;
 	}
@@ -416,8 +423,8 @@ static void attach_done(void *arg)
 		close(j->fe.fd);
 		d->fe.fd = -1;
 		if (!d->server && !d->closing) {
-			if (d->retry_ms < VU_RETRY_MIN_MS)
-				d->retry_ms = VU_RETRY_MIN_MS;
+			if (d->retry_ms < d->retry_min_ms)
+				d->retry_ms = d->retry_min_ms;
 			d->retry_at_ms = now_ms() + d->retry_ms;
 		}
 		free(j);
@@ -516,15 +523,15 @@ static void client_retry(struct vu_dev *d)
 		dev_attach_async(d, fd);
 	}
 	if (d->fe.fd >= 0) {
-		d->retry_ms = VU_RETRY_MIN_MS;
+		d->retry_ms = d->retry_min_ms;
 		return;
 	}
 	VF_LOG_ONCE(d->retry_logged, VF_LOG_INFO, "%s: backend at %s not back yet, retrying",
 		    d->port->name, d->path);
-	if (d->retry_ms < VU_RETRY_MIN_MS)
-		d->retry_ms = VU_RETRY_MIN_MS;
+	if (d->retry_ms < d->retry_min_ms)
+		d->retry_ms = d->retry_min_ms;
 	else
-		d->retry_ms = d->retry_ms * 2 > VU_RETRY_MAX_MS ? VU_RETRY_MAX_MS : d->retry_ms * 2;
+		d->retry_ms = d->retry_ms * 2 > retry_max(d) ? retry_max(d) : d->retry_ms * 2;
 	d->retry_at_ms = now + d->retry_ms;
 }
 
@@ -566,6 +573,8 @@ static const struct vf_kvdef vu_keys[] = {
 	{ "packed_vq", VF_KV_BOOL, 0, 1, NULL, "0", "1: packed rings (VIRTIO_F_RING_PACKED; the backend must offer it)" },
 	{ "server", VF_KV_BOOL, 0, 1, NULL, "0",
 	  "1: listen on path and accept the backend (again after it restarts)" },
+	{ "reconnect-ms", VF_KV_UINT, 10, 3600000, NULL, "1000",
+	  "server=0: first wait before connecting again to a backend that went (doubling to 8 s)" },
 	VF_ACCESS_KEYS,
 	{ NULL, 0, 0, 0, NULL, NULL, NULL },
 };
@@ -628,6 +637,7 @@ static int vu_probe(struct vf_port *port, const struct vf_devargs *da)
 	d->want_mrg = vf_devargs_bool(da, "mrg_rxbuf", true);
 	d->want_inorder = vf_devargs_bool(da, "in_order", true);
 	d->server = vf_devargs_bool(da, "server", false);
+	d->retry_min_ms = (unsigned int)vf_devargs_uint(da, "reconnect-ms", VU_RETRY_MIN_MS);
 	d->packed = vf_devargs_bool(da, "packed_vq", false);
 	{
 		char err[160];

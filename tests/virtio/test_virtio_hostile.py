@@ -40,25 +40,41 @@ HDR = 12
 
 
 class Backend:
-    def __init__(self, path, case):
+    """Listens on path (vfwd with server=0 connects), or with connect=True
+    connects to vfwd's server=1 socket."""
+
+    def __init__(self, path, case, connect=False):
         self.case = case
-        self.ls = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.ls.bind(path)
-        self.ls.listen(1)
+        if connect:
+            self.c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.c.connect(path)
+        else:
+            self.ls = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.ls.bind(path)
+            self.ls.listen(1)
         self.regions = []       # (uva, size, mmap)
         self.rings = {}         # index -> dict(num, desc, avail, used)
         self.running = threading.Event()
         self.closed = threading.Event()
-        self.t = threading.Thread(target=self.serve, daemon=True)
+        self.t = threading.Thread(target=self.serve, args=(not connect,), daemon=True)
         self.t.start()
 
     # -- messages --
     def reply(self, req, payload):
         self.c.sendall(struct.pack("<III", req, 0x5, len(payload)) + payload)
 
-    def serve(self):
-        self.c, _ = self.ls.accept()
-        self.ls.close()     # vfwd's reconnect attempts are refused
+    def hang_up(self):
+        """Closes the connection (the serving thread ends) and unmaps."""
+        self.c.shutdown(socket.SHUT_RDWR)
+        self.t.join(timeout=30)
+        self.c.close()
+        for _, _, m in self.regions:
+            m.close()
+
+    def serve(self, accept):
+        if accept:
+            self.c, _ = self.ls.accept()
+            self.ls.close()     # vfwd's reconnect attempts are refused
         try:
             while True:
                 msg, anc, _, _ = self.c.recvmsg(12, socket.CMSG_SPACE(8 * 4))
