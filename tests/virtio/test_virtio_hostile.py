@@ -53,6 +53,8 @@ class Backend:
             self.ls.bind(path)
             self.ls.listen(1)
         self.regions = []       # (uva, size, mmap)
+        self.keep_fds = case == "truncate"
+        self.mem_fds = []       # the memory table's fds, kept for case "truncate"
         self.rings = {}         # index -> dict(num, desc, avail, used)
         self.running = threading.Event()
         self.closed = threading.Event()
@@ -113,7 +115,10 @@ class Backend:
                 m = mmap.mmap(fds[i], off + size, mmap.MAP_SHARED,
                               mmap.PROT_READ | mmap.PROT_WRITE, offset=0)
                 self.regions.append((uva - off, off + size, m))
-                os.close(fds[i])
+                if self.keep_fds:
+                    self.mem_fds.append(fds[i])
+                else:
+                    os.close(fds[i])
             fds = []
         elif req == SET_VRING_NUM:
             i, num = struct.unpack("<II", p)
