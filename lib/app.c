@@ -21,6 +21,7 @@
 #include "vf_capture.h"
 #include "vf_ctl.h"
 #include "vf_log.h"
+#include "vf_mem.h"
 #include "vf_prom.h"
 #include "vf_runtime.h"
 #include "vf_shell.h"
@@ -427,6 +428,28 @@ void vf_app_print_stats(struct vf_app *app, bool final)
 	vf_out_free(o);
 }
 
+/* The socket to create the pool on: the sealed peer heap (lib/vf_mem.h),
+ * so virtio_user and memif zero-copy hand peers memory they cannot shrink
+ * under us; DPDK's heap when a dpdk: port may DMA into the pool (the peer
+ * heap has no IOVAs) or the heap cannot be made. */
+static int peer_heap(const struct vf_app *app, unsigned int nb_mbufs)
+{
+	/* mbufs of ~2.4 KiB with their mempool headers, and room for rings */
+	size_t len = (size_t)nb_mbufs * 2560 + ((size_t)32 << 20);
+	int sock;
+
+	for (unsigned int i = 0; i < app->nb_specs; i++)
+		if (!strncmp(app->specs[i], "dpdk:", 5))
+			return (int)rte_socket_id();
+	sock = vf_mem_peer_heap_create(len, vf_runtime_hugepages());
+	if (sock < 0) {
+		VF_WARN("no sealed peer heap (%s): peers get DPDK's heap memory, which they "
+			"could shrink", strerror(-sock));
+		return (int)rte_socket_id();
+	}
+	return sock;
+}
+
 static unsigned int default_mbufs(const struct vf_app *app, unsigned int nports)
 {
 	uint64_t n = (uint64_t)nports * (app->nb_rxq * app->nb_rxd + app->nb_txq * app->nb_txd);
@@ -651,8 +674,10 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 	{
 		unsigned int n = app->total_num_mbufs ? app->total_num_mbufs
 						      : default_mbufs(app, app->nb_specs);
+		int sock = peer_heap(app, n);
+
 		pool = rte_pktmbuf_pool_create("vf_mbufs", n, 256, 0,
-					       RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+					       RTE_MBUF_DEFAULT_BUF_SIZE, sock);
 		if (!pool) {
 			VF_ERR("cannot create a pool of %u mbufs: %s (try --total-num-mbufs)",
 			       n, rte_strerror(rte_errno));

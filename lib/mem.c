@@ -1,13 +1,23 @@
 #include "vf_mem.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <rte_errno.h>
 #include <rte_fbarray.h>
+#include <rte_malloc.h>
 #include <rte_memory.h>
+
+#include "vf_log.h"
+
+#define PEER_HEAP "vf_peer"
+
+static struct vf_mem_region peer = { .fd = -1 };
+static int peer_socket = -1;
 
 struct walk_ctx {
 	struct vf_mem_region *out;
@@ -48,9 +58,104 @@ static int walk_list(const struct rte_memseg_list *msl, void *arg)
 	return 0;
 }
 
+static size_t huge_page_size(void)
+{
+	char line[128];
+	size_t kb = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Hugepagesize: %zu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024;
+}
+
+/* A sealed memfd of at least len bytes (rounded up in *len), mapped
+ * shared at *addr, in pages of *pgsz: hugetlb first when asked (its mmap
+ * reserves the pages, so a machine without enough free ones falls back
+ * here, not to a SIGBUS later), else normal pages.  fd or -errno. */
+static int sealed_memfd(size_t *len, size_t *pgsz, void **addr, bool huge)
+{
+	int err = ENOMEM;
+
+	for (int try = huge ? 0 : 1; try < 2; try++) {
+		size_t pg = try == 0 ? huge_page_size() : (size_t)sysconf(_SC_PAGESIZE);
+		unsigned int fl = MFD_CLOEXEC | MFD_ALLOW_SEALING | (try == 0 ? MFD_HUGETLB : 0);
+		size_t l;
+		void *p;
+		int fd;
+
+		if (pg == 0)
+			continue;
+		l = (*len + pg - 1) / pg * pg;
+		fd = memfd_create(PEER_HEAP, fl);
+		if (fd < 0) {
+			err = errno;
+			continue;
+		}
+		if (ftruncate(fd, (off_t)l) < 0 ||
+		    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0 ||
+		    (p = mmap(NULL, l, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+			err = errno;
+			close(fd);
+			continue;
+		}
+		*len = l;
+		*pgsz = pg;
+		*addr = p;
+		return fd;
+	}
+	return -err;
+}
+
+int vf_mem_peer_heap_create(size_t len, bool hugepages)
+{
+	size_t pgsz = 0;
+	void *p = NULL;
+	int fd, rc;
+
+	if (peer_socket >= 0)
+		return peer_socket;
+	fd = sealed_memfd(&len, &pgsz, &p, hugepages);
+	if (fd < 0)
+		return fd;
+	if (rte_malloc_heap_create(PEER_HEAP) != 0 ||
+	    rte_malloc_heap_memory_add(PEER_HEAP, p, len, NULL, (unsigned int)(len / pgsz),
+				       pgsz) != 0) {
+		rc = -rte_errno;
+		rte_malloc_heap_destroy(PEER_HEAP);
+		munmap(p, len);
+		close(fd);
+		return rc ? rc : -ENOMEM;
+	}
+	peer.addr = p;
+	peer.len = len;
+	peer.fd = fd;
+	peer.offset = 0;
+	peer_socket = rte_malloc_heap_get_socket(PEER_HEAP);
+	VF_DEBUG("peer heap: %zu MiB in a sealed memfd, %zu KiB pages, socket %d",
+		 len >> 20, pgsz >> 10, peer_socket);
+	return peer_socket;
+}
+
+int vf_mem_peer_socket(void)
+{
+	return peer_socket;
+}
+
 int vf_mem_regions(struct vf_mem_region *out, int max)
 {
 	struct walk_ctx c = { .out = out, .max = max };
+
+	if (peer_socket >= 0) {
+		if (max < 1)
+			return -E2BIG;
+		out[0] = peer;
+		return 1;
+	}
 
 	if (rte_memseg_list_walk(walk_list, &c) < 0)
 		return c.err ? c.err : -ENOTSUP;

@@ -6,6 +6,7 @@
 #ifndef VF_MEM_H
 #define VF_MEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,7 +19,21 @@ struct vf_mem_region {
 	uint64_t offset;	/* offset of addr inside fd */
 };
 
-/* Lists the regions that hold DPDK heap memory (where mempools live).
+/* The peer heap: memory we hand to peers (virtio_user's SET_MEM_TABLE,
+ * memif zero-copy regions) in a memfd of our own, sealed against shrinking
+ * and growing, so a peer that ftruncates the fd it got is refused (EPERM)
+ * instead of making our next access to the mbuf pool raise SIGBUS.  DPDK's
+ * own heap memfd cannot be sealed (it is created without
+ * MFD_ALLOW_SEALING).  It is an external DPDK malloc heap: allocate from it
+ * by its socket id (mempools, rings).  With hugepages the memfd is a
+ * hugetlb one when that works.  Call once, after the EAL; returns the
+ * socket id (>= 0) or -errno (DPDK's heap stays the shared one). */
+int vf_mem_peer_heap_create(size_t len, bool hugepages);
+/* Its socket id, or -1 when there is none. */
+int vf_mem_peer_socket(void);
+
+/* Lists the regions that hold the memory we hand to peers: the peer heap
+ * when there is one, else the DPDK heap (where mempools live).
  * Returns the count (<= max), or -errno (-ENOTSUP when the memory cannot be
  * shared, e.g. legacy hugepages without single-file segments). */
 int vf_mem_regions(struct vf_mem_region *out, int max);

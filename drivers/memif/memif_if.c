@@ -59,7 +59,7 @@ struct memif_if *memif_if_new(const struct memif_cfg *cfg)
 	}
 	for (unsigned int i = 0; i <= MEMIF_MAX_REGION; i++)
 		mif->regions[i].fd = -1;
-	mif->state = MEMIF_ST_STOPPED;
+	__atomic_store_n(&mif->state, MEMIF_ST_STOPPED, __ATOMIC_RELEASE);
 	mif->nb_rxq = mif->nb_txq = 1;
 	return mif;
 }
@@ -307,7 +307,7 @@ void memif_if_connected(struct memif_if *mif)
 		__atomic_store_n(&mif->rxq[i].ready, 1, __ATOMIC_RELEASE);
 	for (uint16_t i = 0; i < ntx; i++)
 		__atomic_store_n(&mif->txq[i].ready, 1, __ATOMIC_RELEASE);
-	mif->state = MEMIF_ST_CONNECTED;
+	__atomic_store_n(&mif->state, MEMIF_ST_CONNECTED, __ATOMIC_RELEASE);
 	mif->link_up = true;
 	mif->link_changes++;
 	mif->nb_connects++;
@@ -450,7 +450,7 @@ void memif_if_teardown(struct memif_if *mif, const char *reason)
 	if (reason != NULL)
 		snprintf(mif->reason, sizeof(mif->reason), "%s", reason);
 	if (!mif->enabled)
-		mif->state = MEMIF_ST_STOPPED;
+		__atomic_store_n(&mif->state, MEMIF_ST_STOPPED, __ATOMIC_RELEASE);
 	else
-		mif->state = mif->cfg.server ? MEMIF_ST_LISTENING : MEMIF_ST_CONNECTING;
+		__atomic_store_n(&mif->state, mif->cfg.server ? MEMIF_ST_LISTENING : MEMIF_ST_CONNECTING, __ATOMIC_RELEASE);
 }

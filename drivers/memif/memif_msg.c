@@ -128,7 +128,7 @@ static int on_init(struct memif_conn *c, const struct memif_msg *m, int fd)
 		return fail(c, "Incorrect secret");
 	c->mif = mif;
 	mif->conn = c;
-	mif->state = MEMIF_ST_HANDSHAKE;
+	__atomic_store_n(&mif->state, MEMIF_ST_HANDSHAKE, __ATOMIC_RELEASE);
 	mif->nregions = 0;
 	mif->n_c2s = mif->n_s2c = 0;
 	copy_name(mif->peer_name, sizeof(mif->peer_name), in->name, sizeof(in->name));
@@ -292,7 +292,7 @@ static int on_hello(struct memif_conn *c, const struct memif_msg *m, int fd)
 	snprintf((char *)t->msg.connect.if_name, sizeof(t->msg.connect.if_name),
 		 "%s", mif->cfg.if_name);
 	c->phase = MEMIF_PH_SETUP;
-	mif->state = MEMIF_ST_HANDSHAKE;
+	__atomic_store_n(&mif->state, MEMIF_ST_HANDSHAKE, __ATOMIC_RELEASE);
 	return 0;
 }
 

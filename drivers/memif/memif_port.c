@@ -357,7 +357,7 @@ static void do_info(void *arg)
 	vf_out_u64(o, "id", mif->cfg.id);
 	vf_out_strf(o, "socket", "%s%s", mif->cfg.abstract ? "@" : "", mif->cfg.socket);
 	vf_out_bool(o, "socket_abstract", mif->cfg.abstract);
-	vf_out_str(o, "state", memif_state_name(mif->state));
+	vf_out_str(o, "state", memif_state_name(__atomic_load_n(&mif->state, __ATOMIC_ACQUIRE)));
 	vf_out_bool(o, "link", mif->link_up);
 	vf_out_str(o, "disconnect_reason", mif->reason);
 	vf_out_str(o, "peer_name", mif->peer_name);
@@ -376,8 +376,8 @@ static void do_info(void *arg)
 	vf_out_u64(o, "rsize", mif->run_log2 ? mif->run_log2 : mif->cfg.log2);
 	vf_out_bool(o, "zero_copy", mif->zc);
 	vf_out_u64(o, "regions", mif->nregions);
-	vf_out_u64(o, "rings_c2s", mif->state == MEMIF_ST_CONNECTED ? mif->run_c2s : 0);
-	vf_out_u64(o, "rings_s2c", mif->state == MEMIF_ST_CONNECTED ? mif->run_s2c : 0);
+	vf_out_u64(o, "rings_c2s", __atomic_load_n(&mif->state, __ATOMIC_ACQUIRE) == MEMIF_ST_CONNECTED ? mif->run_c2s : 0);
+	vf_out_u64(o, "rings_s2c", __atomic_load_n(&mif->state, __ATOMIC_ACQUIRE) == MEMIF_ST_CONNECTED ? mif->run_s2c : 0);
 	vf_out_u64(o, "connects", mif->nb_connects);
 	vf_out_u64(o, "disconnects", mif->nb_disconnects);
 	vf_out_u64(o, "ctl_rejects", mif->ctl_rejects);

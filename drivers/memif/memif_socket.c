@@ -54,7 +54,7 @@ struct memif_conn *memif_conn_new(int fd, struct memif_sock *sock, struct memif_
 	c->phase = c->server ? MEMIF_PH_INIT : MEMIF_PH_HELLO;
 	if (mif != NULL) {
 		mif->conn = c;
-		mif->state = MEMIF_ST_HANDSHAKE;
+		__atomic_store_n(&mif->state, MEMIF_ST_HANDSHAKE, __ATOMIC_RELEASE);
 	}
 	if (sock != NULL) {
 		c->next = sock->pending;
@@ -509,12 +509,12 @@ int memif_if_enable(struct memif_if *mif)
 	if (mif->enabled)
 		return 0;
 	mif->enabled = true;
-	mif->state = mif->cfg.server ? MEMIF_ST_LISTENING : MEMIF_ST_CONNECTING;
+	__atomic_store_n(&mif->state, mif->cfg.server ? MEMIF_ST_LISTENING : MEMIF_ST_CONNECTING, __ATOMIC_RELEASE);
 	ret = vf_ctl_add_timer(mif->cfg.reconnect_ms ? mif->cfg.reconnect_ms : 1000,
 			       if_tick, mif);
 	if (ret < 0) {
 		mif->enabled = false;
-		mif->state = MEMIF_ST_STOPPED;
+		__atomic_store_n(&mif->state, MEMIF_ST_STOPPED, __ATOMIC_RELEASE);
 		return ret;
 	}
 	mif->timer = ret;
@@ -526,7 +526,7 @@ int memif_if_enable(struct memif_if *mif)
 				vf_ctl_del_timer(mif->timer);
 				mif->timer = 0;
 				mif->enabled = false;
-				mif->state = MEMIF_ST_STOPPED;
+				__atomic_store_n(&mif->state, MEMIF_ST_STOPPED, __ATOMIC_RELEASE);
 				VF_ERR("memif %s: connect %s%s: %s", mif->cfg.if_name,
 				       mif->cfg.abstract ? "@" : "", mif->cfg.socket,
 				       strerror(-ret));
@@ -550,5 +550,5 @@ void memif_if_disable(struct memif_if *mif)
 	mif->timer = 0;
 	if (mif->conn != NULL)
 		memif_conn_close(mif->conn, "Device stopped");
-	mif->state = MEMIF_ST_STOPPED;
+	__atomic_store_n(&mif->state, MEMIF_ST_STOPPED, __ATOMIC_RELEASE);
 }

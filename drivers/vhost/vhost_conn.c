@@ -1,6 +1,6 @@
 /* The vhost-user socket: server (listen, serve one front-end at a time,
  * accept the next after a disconnect) or client (connect, retry every
- * second, reconnect after the front-end goes).  Everything here runs on the
+ * reconnect-ms, reconnect after the front-end goes).  Everything here runs on the
  * control thread (vf_ctl.h). */
 #include "vhost_conn.h"
 
@@ -16,8 +16,6 @@
 
 #include "vf_ctl.h"
 #include "vf_log.h"
-
-#define VH_RETRY_MS 1000
 
 static int unix_addr(const char *path, struct sockaddr_un *sa)
 {
@@ -217,7 +215,7 @@ static void open_fn(void *arg)
 		a->rc = listen_on(dev, a->err, sizeof(a->err));
 		return;
 	}
-	a->rc = vf_ctl_add_timer(VH_RETRY_MS, try_connect, dev);
+	a->rc = vf_ctl_add_timer(dev->retry_ms, try_connect, dev);
 	if (a->rc > 0) {
 		dev->timer_id = a->rc;
 		a->rc = 0;

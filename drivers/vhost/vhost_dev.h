@@ -70,6 +70,7 @@ struct vh_dev {
 	bool client;
 	int listen_fd, conn_fd;
 	int timer_id;
+	unsigned int retry_ms;	/* client: reconnect-ms */
 	bool closing;
 	struct vf_access access;	/* allow-uid/gid, socket-mode/group */
 	struct vf_peer peer;		/* the front-end let in last */

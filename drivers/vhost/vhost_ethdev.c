@@ -21,7 +21,9 @@ static const struct vf_kvdef vhost_keys[] = {
 	  "vhost-user socket path (required)" },
 	{ "queues", VF_KV_UINT, 1, VF_MAX_QUEUES, NULL, "1", "queue pairs" },
 	{ "client", VF_KV_BOOL, 0, 1, NULL, "0",
-	  "1: connect to a front-end in server mode, retrying every second" },
+	  "1: connect to a front-end in server mode, retrying every reconnect-ms" },
+	{ "reconnect-ms", VF_KV_UINT, 10, 3600000, NULL, "1000",
+	  "client=1: milliseconds between connection attempts" },
 	VH_OL_KEYS,
 	VF_ACCESS_KEYS,
 	{ NULL },
@@ -56,6 +58,7 @@ static int vhost_probe(struct vf_port *port, const struct vf_devargs *da)
 	snprintf(dev->path, sizeof(dev->path), "%s", iface);
 	dev->client = vf_devargs_bool(da, "client", false);
 	dev->ol_offer = (uint64_t)ol;
+	dev->retry_ms = (unsigned int)vf_devargs_uint(da, "reconnect-ms", 1000);
 	if (vf_access_from_devargs(&dev->access, da, err, sizeof(err)) < 0) {
 		VF_ERR("%s: vhost: %s", port->name, err);
 		free(dev);

@@ -84,6 +84,7 @@ struct vu_dev {
 	/* server=0: reconnect to a backend that went away, with backoff */
 	uint64_t retry_at_ms;
 	unsigned int retry_ms;
+	unsigned int retry_min_ms;	/* reconnect-ms */
 	bool retry_logged;
 
 	uint64_t link_down, connects, ring_broken, start_fail;
@@ -124,6 +125,12 @@ enum vu_job_kind { VU_JOB_NONE, VU_JOB_NEGOTIATE, VU_JOB_START, VU_JOB_STOP };
 /* Port close (or reconfigure) waits this long for a stop in flight to be
  * answered before it hangs up on the backend. */
 #define VU_CLOSE_WAIT_MS 1000
+
+/* The backoff doubles up to 8 s, or stays at reconnect-ms when that is longer. */
+static unsigned int retry_max(const struct vu_dev *d)
+{
+	return d->retry_min_ms > VU_RETRY_MAX_MS ? d->retry_min_ms : VU_RETRY_MAX_MS;
+}
 
 static uint64_t now_ms(void)
 {
@@ -318,8 +325,8 @@ static void hang_up(struct vu_dev *d)
 	}
 	d->negotiated = false;
 	if (!d->server && !d->closing) {
-		if (d->retry_ms < VU_RETRY_MIN_MS)
-			d->retry_ms = VU_RETRY_MIN_MS;
+		if (d->retry_ms < d->retry_min_ms)
+			d->retry_ms = d->retry_min_ms;
 		d->retry_at_ms = now_ms() + d->retry_ms;
 		d->retry_logged = false;
 	}
@@ -391,7 +398,7 @@ static void dev_detach(struct vu_dev *d, const char *why)
 		/* A session that ran starts the backoff over; one that never
 		 * got going keeps backing off. */
 		if (was_up || d->retry_ms == 0)
-			d->retry_ms = VU_RETRY_MIN_MS;
+			d->retry_ms = d->retry_min_ms;
 		d->retry_at_ms = now_ms() + d->retry_ms;
 		d->retry_logged = false;
 	}
@@ -722,15 +729,15 @@ static void client_retry(struct vu_dev *d)
 		dev_attach_async(d, fd);
 	}
 	if (d->fe.fd >= 0) {
-		d->retry_ms = VU_RETRY_MIN_MS;
+		d->retry_ms = d->retry_min_ms;
 		return;
 	}
 	VF_LOG_ONCE(d->retry_logged, VF_LOG_INFO, "%s: backend at %s not back yet, retrying",
 		    d->port->name, d->path);
-	if (d->retry_ms < VU_RETRY_MIN_MS)
-		d->retry_ms = VU_RETRY_MIN_MS;
+	if (d->retry_ms < d->retry_min_ms)
+		d->retry_ms = d->retry_min_ms;
 	else
-		d->retry_ms = d->retry_ms * 2 > VU_RETRY_MAX_MS ? VU_RETRY_MAX_MS : d->retry_ms * 2;
+		d->retry_ms = d->retry_ms * 2 > retry_max(d) ? retry_max(d) : d->retry_ms * 2;
 	d->retry_at_ms = now + d->retry_ms;
 }
 
@@ -846,6 +853,7 @@ static int vu_probe(struct vf_port *port, const struct vf_devargs *da)
 	d->want_mrg = vf_devargs_bool(da, "mrg_rxbuf", true);
 	d->want_inorder = vf_devargs_bool(da, "in_order", true);
 	d->server = vf_devargs_bool(da, "server", false);
+	d->retry_min_ms = (unsigned int)vf_devargs_uint(da, "reconnect-ms", VU_RETRY_MIN_MS);
 	d->packed = vf_devargs_bool(da, "packed_vq", false);
 	{
 		static const struct { const char *key, *needs; int bit; } ol[] = {
@@ -893,7 +901,9 @@ static int vu_probe(struct vf_port *port, const struct vf_devargs *da)
 	vf_sock_warn_dir(port->name, d->path);
 	d->listenfd = -1;
 	d->fe.fd = -1;
-	d->socket_id = (int)rte_socket_id();
+	/* Rings and tx headers go where the pool is: the memory the backend
+	 * gets in SET_MEM_TABLE (the sealed peer heap when there is one). */
+	d->socket_id = vf_mem_peer_socket() >= 0 ? vf_mem_peer_socket() : (int)rte_socket_id();
 	if (!vf_devargs_mac(da, "mac", port->mac))
 		rte_eth_random_addr(port->mac);
 	port->max_rxq = port->max_txq = d->nqp;

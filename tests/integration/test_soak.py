@@ -4,11 +4,20 @@ the short form; --long (or VF_LONG=1) the full counts.
 1. memif server: Python clients connect, hand over a region, disconnect
    (short 100 / long 1000 cycles); every 10 / 100 cycles our fds, mapping
    lines (/proc/PID/maps), threads and mbufs in use are back at their
-   baseline (taken after the first cycle: one-time resources).
+   baseline (taken after the first WARM cycles: one-time resources, such
+   as glibc's malloc arena and cached stack for a per-connection worker
+   thread, settle within two).
 2. memif client: a Python server accepts our client, handshakes and hangs
    up, again and again (same counts and checks).
 3. vhost server: Python front-ends set up a split ring pair with their own
    memfd, link up, close (same counts and checks).
+3b. vhost client (client=1): a Python front-end in server mode accepts our
+   port, sets up the rings, link up, hangs up; ours reconnects.
+3c. virtio_user client (server=0): a Python back-end listens, negotiates
+   to DRIVER_OK (link up, rx ring filled), hangs up; ours reconnects to
+   the next one.
+3d. virtio_user server (server=1): Python back-ends connect to our socket,
+   negotiate, hang up.  Loops 3-3d also check the mbuf pool's in-use count.
 4. SIGKILL of the peer mid-burst: a vfwd memif client sending txonly into
    our server is killed and restarted (short 10 / long 100); traffic
    resumes every time, fds back at baseline.
@@ -27,10 +36,12 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "memif"))
 sys.path.insert(0, os.path.join(HERE, "..", "vhost"))
+sys.path.insert(0, os.path.join(HERE, "..", "virtio"))
 from memif_util import Ours, Proc, binary, check, fd_count, sock_name, wait_for  # noqa: E402
 import memif_pypeer  # noqa: E402
 import vftest  # noqa: E402
 import vhost_pypeer  # noqa: E402
+from test_virtio_hostile import Backend  # noqa: E402
 
 LONG = "--long" in sys.argv or os.environ.get("VF_LONG") == "1"
 CYCLES, EVERY, KILLS = (1000, 100, 100) if LONG else (100, 10, 10)
@@ -45,23 +56,54 @@ def resources(ours):
     return {"fds": fd_count(pid), "maps": maps, "threads": len(os.listdir(f"/proc/{pid}/task"))}
 
 
-def at_baseline(ours, base, what):
+def maps_lines(ours):
+    with open(f"/proc/{ours.pid()}/maps") as f:
+        return [ln.strip() for ln in f]
+
+
+def at_baseline(ours, base, what, base_maps):
     # the control thread finishes a teardown a moment after the peer sees it
-    wait_for(lambda: resources(ours) == base, timeout=30, step=0.05,
-             what=f"{what}: {resources(ours)} back to {base}")
+    try:
+        wait_for(lambda: resources(ours) == base, timeout=30, step=0.05,
+                 what=f"{what}: {resources(ours)} back to {base}")
+    except SystemExit:
+        now = maps_lines(ours)
+        print("mappings gone:\n  " + "\n  ".join(ln for ln in base_maps if ln not in now) +
+              "\nmappings new:\n  " + "\n  ".join(ln for ln in now if ln not in base_maps),
+              flush=True)
+        raise
 
 
-def cycles(label, ours, one, pool=True):
-    one()
+def memif_pool(ours):
+    return ours.dinfo()["pool_in_use"]
+
+
+def fwd_pool(ours):
+    """The forwarding pool: what virtio_user posts and vhost dequeues into."""
+    return ours.query("show config rxtx json")["mbufs_in_use"]
+
+
+WARM = 5
+
+
+def cycles(label, ours, one, pool=memif_pool):
+    for _ in range(WARM):
+        one()
     base = resources(ours)
-    inuse = ours.dinfo()["pool_in_use"] if pool else None
-    for i in range(1, CYCLES):
+    base_maps = maps_lines(ours)
+    inuse = pool(ours)
+    for i in range(WARM, CYCLES):
         one()
         if (i + 1) % EVERY == 0:
-            at_baseline(ours, base, f"{label} cycle {i + 1}")
-            if pool:
-                check(ours.dinfo()["pool_in_use"] == inuse, f"{label}: mbufs in use")
-    figures.append(f"{label}: {CYCLES} cycles, fds/maps/threads at baseline {base}")
+            at_baseline(ours, base, f"{label} cycle {i + 1}", base_maps)
+            wait_for(lambda: pool(ours) == inuse, timeout=30, step=0.05,
+                     what=f"{label} cycle {i + 1}: mbufs in use {pool(ours)} back to {inuse}")
+    figures.append(f"{label}: {CYCLES} cycles, fds/maps/threads at baseline {base}, "
+                   f"{inuse} mbufs in use")
+
+
+def link_is(ours, up):
+    return (ours.stats()["link"] == "up") == up
 
 
 def soak_memif_server():
@@ -111,7 +153,62 @@ def soak_vhost_server():
         wait_for(link, timeout=30, step=0.02, what="link up")
         fe.close()
         wait_for(lambda: not link(), timeout=30, step=0.02, what="link down")
-    cycles("vhost server", ours, one, pool=False)
+    cycles("vhost server", ours, one, pool=fwd_pool)
+    check(ours.quit() == 0, "exit")
+
+
+def soak_vhost_client():
+    sock = os.path.join(vftest.tmpdir(), "soak-vc.sock")
+    ls = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    ls.bind(sock)
+    ls.listen(4)
+    ls.settimeout(30)
+    ours = Ours("vfwd", ["--port", f"vhost,iface={sock},client=1,reconnect-ms=20",
+                         "--fwd", "rxonly", "-a"])
+
+    def one():
+        c, _ = ls.accept()
+        c.settimeout(None)
+        fe = vhost_pypeer.FrontEnd(sock, sock=c)
+        wait_for(lambda: link_is(ours, True), timeout=30, step=0.02, what="link up")
+        fe.close()
+        wait_for(lambda: link_is(ours, False), timeout=30, step=0.02, what="link down")
+    cycles("vhost client", ours, one, pool=fwd_pool)
+    check(ours.quit() == 0, "exit")
+    ls.close()
+
+
+def soak_virtio_client():
+    sock = os.path.join(vftest.tmpdir(), "soak-vu.sock")
+    box = [Backend(sock, "soak")]
+    ours = Ours("vfwd", ["--port", f"virtio_user,path={sock},reconnect-ms=10",
+                         "--fwd", "rxonly", "-a"])
+
+    def one():
+        # the first back-end listens before the port is created (server=0
+        # fails without one); ours connects again to each next one
+        be = box.pop() if box else Backend(sock, "soak")
+        wait_for(be.running.is_set, timeout=30, step=0.02, what="DRIVER_OK")
+        wait_for(lambda: link_is(ours, True), timeout=30, step=0.02, what="link up")
+        be.hang_up()
+        wait_for(lambda: link_is(ours, False), timeout=30, step=0.02, what="link down")
+        os.unlink(sock)
+    cycles("virtio_user client", ours, one, pool=fwd_pool)
+    check(ours.quit() == 0, "exit")
+
+
+def soak_virtio_server():
+    sock = os.path.join(vftest.tmpdir(), "soak-vus.sock")
+    ours = Ours("vfwd", ["--port", f"virtio_user,path={sock},server=1", "--fwd", "rxonly", "-a"])
+    wait_for(lambda: os.path.exists(sock), timeout=30, what="the virtio_user socket")
+
+    def one():
+        be = Backend(sock, "soak", connect=True)
+        wait_for(be.running.is_set, timeout=30, step=0.02, what="DRIVER_OK")
+        wait_for(lambda: link_is(ours, True), timeout=30, step=0.02, what="link up")
+        be.hang_up()
+        wait_for(lambda: link_is(ours, False), timeout=30, step=0.02, what="link down")
+    cycles("virtio_user server", ours, one, pool=fwd_pool)
     check(ours.quit() == 0, "exit")
 
 
@@ -176,7 +273,9 @@ def soak_sigterm_ours():
 
 
 for k, fn in [("memif_server", soak_memif_server), ("memif_client", soak_memif_client),
-              ("vhost_server", soak_vhost_server), ("sigkill_peer", soak_sigkill_peer),
+              ("vhost_server", soak_vhost_server), ("vhost_client", soak_vhost_client),
+              ("virtio_client", soak_virtio_client), ("virtio_server", soak_virtio_server),
+              ("sigkill_peer", soak_sigkill_peer),
               ("sigterm_ours", soak_sigterm_ours)]:
     if not only or k in only:
         fn()

@@ -48,7 +48,7 @@ got = complete("vhostd --fwd ma")
 if set(got) != {"mac", "macswap"}:
     fail(f"--fwd ma -> {got}")
 got = complete("vhostd --port vhost,")
-if set(got) != {"vhost,iface=", "vhost,queues=", "vhost,client=", "vhost,socket-mode=",
+if set(got) != {"vhost,iface=", "vhost,queues=", "vhost,client=", "vhost,reconnect-ms=", "vhost,socket-mode=",
                 "vhost,socket-group=", "vhost,allow-uid=", "vhost,allow-gid=",
                 "vhost,csum=", "vhost,guest_csum=", "vhost,tso=", "vhost,host_tso4=",
                 "vhost,host_tso6=", "vhost,guest_tso4=", "vhost,guest_tso6="}:

@@ -22,13 +22,18 @@ AVAIL, USED = 1 << 7, 1 << 15
 
 
 class FrontEnd:
-    def __init__(self, path, packed=False):
+    def __init__(self, path, packed=False, sock=None):
+        """Connects to path, or with sock (accepted from a back-end in
+        client mode) speaks on that."""
         self.packed = packed
         self.fd = os.memfd_create("pyguest", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
         os.ftruncate(self.fd, SIZE)
         self.m = mmap.mmap(self.fd, SIZE)
-        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.s.connect(path)
+        if sock is not None:
+            self.s = sock
+        else:
+            self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.s.connect(path)
         self.evs = []
         self._req(SET_OWNER)
         feats = self._get_u64(GET_FEATURES)

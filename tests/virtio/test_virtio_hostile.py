@@ -45,25 +45,43 @@ TX_HDR = bytes(10) + struct.pack("<H", 1)
 
 
 class Backend:
-    def __init__(self, path, case):
+    """Listens on path (vfwd with server=0 connects), or with connect=True
+    connects to vfwd's server=1 socket."""
+
+    def __init__(self, path, case, connect=False):
         self.case = case
-        self.ls = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.ls.bind(path)
-        self.ls.listen(1)
+        if connect:
+            self.c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.c.connect(path)
+        else:
+            self.ls = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.ls.bind(path)
+            self.ls.listen(1)
         self.regions = []       # (uva, size, mmap)
+        self.keep_fds = case == "truncate"
+        self.mem_fds = []       # the memory table's fds, kept for case "truncate"
         self.rings = {}         # index -> dict(num, desc, avail, used)
         self.running = threading.Event()
         self.closed = threading.Event()
-        self.t = threading.Thread(target=self.serve, daemon=True)
+        self.t = threading.Thread(target=self.serve, args=(not connect,), daemon=True)
         self.t.start()
 
     # -- messages --
     def reply(self, req, payload):
         self.c.sendall(struct.pack("<III", req, 0x5, len(payload)) + payload)
 
-    def serve(self):
-        self.c, _ = self.ls.accept()
-        self.ls.close()     # vfwd's reconnect attempts are refused
+    def hang_up(self):
+        """Closes the connection (the serving thread ends) and unmaps."""
+        self.c.shutdown(socket.SHUT_RDWR)
+        self.t.join(timeout=30)
+        self.c.close()
+        for _, _, m in self.regions:
+            m.close()
+
+    def serve(self, accept):
+        if accept:
+            self.c, _ = self.ls.accept()
+            self.ls.close()     # vfwd's reconnect attempts are refused
         try:
             while True:
                 msg, anc, _, _ = self.c.recvmsg(12, socket.CMSG_SPACE(8 * 4))
@@ -102,7 +120,10 @@ class Backend:
                 m = mmap.mmap(fds[i], off + size, mmap.MAP_SHARED,
                               mmap.PROT_READ | mmap.PROT_WRITE, offset=0)
                 self.regions.append((uva - off, off + size, m))
-                os.close(fds[i])
+                if self.keep_fds:
+                    self.mem_fds.append(fds[i])
+                else:
+                    os.close(fds[i])
             fds = []
         elif req == SET_VRING_NUM:
             i, num = struct.unpack("<II", p)

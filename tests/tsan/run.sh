@@ -1,0 +1,35 @@
+#!/bin/sh
+# ThreadSanitizer over the reconnect tests (issue 13, 4): builds
+# build-tsan (-Db_sanitize=thread) and runs memif reconnect, the vhost
+# back-end restart, virtio_user server=1 with a testpmd restart and the
+# short soak (every connect/disconnect loop, SIGKILL and SIGTERM loops).
+# Fails on any ThreadSanitizer report from any process they start.
+#
+# A long check, not in scripts/run-tests: the TSan build alone takes about
+# 8 minutes on the 2-core CI machine and the runs 5 more.
+#
+#   tests/tsan/run.sh [MESON-TEST-NAME...]
+set -e
+cd "$(dirname "$0")/../.."
+[ -d build-tsan ] || meson setup build-tsan -Db_sanitize=thread -Db_lundef=false -Dbuildtype=debug
+ninja -C build-tsan
+logs=$(mktemp -d /tmp/vf-tsan.XXXXXX)
+# Every process writes its reports to $logs/tsan.PID; exitcode=0 so a
+# report does not turn into a test failure of its own (the files decide).
+TSAN_OPTIONS="suppressions=$PWD/tests/tsan/dpdk.supp log_path=$logs/tsan halt_on_error=0 exitcode=0 second_deadlock_stack=1 history_size=4"
+export TSAN_OPTIONS
+[ $# -gt 0 ] || set -- memif_reconnect vhost_backend_restart_split vhost_backend_restart_packed \
+    virtio_testpmd_server virtio_testpmd_packed_server integration_soak
+rc=0
+meson test -C build-tsan --no-rebuild --print-errorlogs --num-processes 1 \
+    --timeout-multiplier 4 "$@" || rc=$?
+n=$(cat "$logs"/tsan.* 2>/dev/null | grep -c '^WARNING: ThreadSanitizer' || true)
+if [ "$n" -gt 0 ]; then
+    echo "tsan: $n reports:"
+    cat "$logs"/tsan.*
+    rc=1
+else
+    echo "tsan: 0 reports"
+fi
+rm -rf "$logs"
+exit $rc
