@@ -434,7 +434,8 @@ void vf_app_print_stats(struct vf_app *app, bool final)
  * heap has no IOVAs) or the heap cannot be made. */
 static int peer_heap(const struct vf_app *app, unsigned int nb_mbufs)
 {
-	/* mbufs of ~2.4 KiB with their mempool headers, and room for rings */
+	/* mbufs of ~2.4 KiB with their mempool headers, packed across pages
+	 * (vf_mem_pool_create), and room for rings */
 	size_t len = (size_t)nb_mbufs * 2560 + ((size_t)32 << 20);
 	int sock;
 
@@ -676,8 +677,10 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 						      : default_mbufs(app, app->nb_specs);
 		int sock = peer_heap(app, n);
 
-		pool = rte_pktmbuf_pool_create("vf_mbufs", n, 256, 0,
-					       RTE_MBUF_DEFAULT_BUF_SIZE, sock);
+		pool = sock == vf_mem_peer_socket()
+			? vf_mem_pool_create("vf_mbufs", n, 256, RTE_MBUF_DEFAULT_BUF_SIZE, sock)
+			: rte_pktmbuf_pool_create("vf_mbufs", n, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+						  sock);
 		if (!pool) {
 			VF_ERR("cannot create a pool of %u mbufs: %s (try --total-num-mbufs)",
 			       n, rte_strerror(rte_errno));

@@ -10,6 +10,9 @@
 #include <rte_errno.h>
 #include <rte_fbarray.h>
 #include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_pool_ops.h>
+#include <rte_mempool.h>
 #include <rte_memory.h>
 
 #include "vf_log.h"
@@ -139,6 +142,32 @@ int vf_mem_peer_heap_create(size_t len, bool hugepages)
 	VF_DEBUG("peer heap: %zu MiB in a sealed memfd, %zu KiB pages, socket %d",
 		 len >> 20, pgsz >> 10, peer_socket);
 	return peer_socket;
+}
+
+struct rte_mempool *vf_mem_pool_create(const char *name, unsigned int n, unsigned int cache,
+				       uint16_t data_room, int socket)
+{
+	struct rte_pktmbuf_pool_private priv = { .mbuf_data_room_size = data_room };
+	struct rte_mempool *mp;
+	int rc;
+
+	mp = rte_mempool_create_empty(name, n, sizeof(struct rte_mbuf) + data_room, cache,
+				      sizeof(priv), socket, RTE_MEMPOOL_F_NO_IOVA_CONTIG);
+	if (mp == NULL)
+		return NULL;
+	rc = rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), NULL);
+	if (rc == 0) {
+		rte_pktmbuf_pool_init(mp, &priv);
+		rc = rte_mempool_populate_default(mp);
+		rc = rc < 0 ? rc : 0;
+	}
+	if (rc != 0) {
+		rte_mempool_free(mp);
+		rte_errno = -rc;
+		return NULL;
+	}
+	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
+	return mp;
 }
 
 int vf_mem_peer_socket(void)

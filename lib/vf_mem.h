@@ -32,11 +32,22 @@ int vf_mem_peer_heap_create(size_t len, bool hugepages);
 /* Its socket id, or -1 when there is none. */
 int vf_mem_peer_socket(void);
 
+/* A packet mbuf pool as rte_pktmbuf_pool_create() makes, but with objects
+ * packed across page boundaries (RTE_MEMPOOL_F_NO_IOVA_CONTIG): in the peer
+ * heap (external memory, no IOVAs) DPDK would otherwise give every 2.4 KiB
+ * mbuf a 4 KiB page of its own.  Our software ports address buffers by
+ * virtual address only; a dpdk: port's pool stays on DPDK's heap and
+ * rte_pktmbuf_pool_create().  NULL with rte_errno set on failure. */
+struct rte_mempool *vf_mem_pool_create(const char *name, unsigned int n, unsigned int cache,
+				       uint16_t data_room, int socket);
+
 /* Lists the regions that hold the memory we hand to peers: the peer heap
  * when there is one, else the DPDK heap (where mempools live).
  * Returns the count (<= max), or -errno (-ENOTSUP when the memory cannot be
  * shared, e.g. legacy hugepages without single-file segments). */
 int vf_mem_regions(struct vf_mem_region *out, int max);
+
+struct rte_mempool;
 
 /* The region holding [addr, addr+len), or NULL. */
 const struct vf_mem_region *vf_mem_find(const struct vf_mem_region *regs, int n,

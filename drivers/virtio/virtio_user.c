@@ -779,6 +779,8 @@ static const struct vf_kvdef vu_keys[] = {
 	{ "packed_vq", VF_KV_BOOL, 0, 1, NULL, "0", "1: packed rings (VIRTIO_F_RING_PACKED; the backend must offer it)" },
 	{ "server", VF_KV_BOOL, 0, 1, NULL, "0",
 	  "1: listen on path and accept the backend (again after it restarts)" },
+	{ "reconnect-ms", VF_KV_UINT, 10, 3600000, NULL, "1000",
+	  "server=0: first wait before connecting again to a backend that went (doubling to 8 s)" },
 	{ "csum", VF_KV_BOOL, 0, 1, NULL, "0",
 	  "ask for VIRTIO_NET_F_CSUM: the backend fills our partial checksums" },
 	{ "guest_csum", VF_KV_BOOL, 0, 1, NULL, "0",

@@ -11,7 +11,7 @@ sends back what it receives."""
 import errno
 import os
 
-from test_virtio_hostile import HDR, Backend, frame
+from test_virtio_hostile import TX_HDR, Backend, frame
 from vio_peers import Vfwd, check, sock_path, wait_for
 
 sock = sock_path("vio-truncate.sock")
@@ -34,7 +34,7 @@ vf.wait_port(lambda p: p["ipackets"] == 8 and p["opackets"] == 8, "8 packets for
 for k in range(8):
     got = []
     wait_for(lambda: got.append(be.tx_packet(k)) or got[-1] is not None, what=f"tx packet {k}")
-    check(got[-1] == bytes(HDR) + frame(k), f"packet {k} differs: {got[-1]!r}")
+    check(got[-1] == TX_HDR + frame(k), f"packet {k} differs: {got[-1]!r}")
 check(vf.p.poll() is None, "vfwd died")
 st = vf.stop()
 check(st["ports"][0]["ipackets"] == 8, f"{st}")
