@@ -1,4 +1,5 @@
 #include "vf_port.h"
+#include "vf_offload.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -155,6 +156,49 @@ int vf_port_configure(struct vf_port *port, const struct vf_port_conf *conf)
 	return ret;
 }
 
+/* Software offload completion in front of a driver that ignores offload
+ * requests: a packet a guest handed vhost with a partial checksum or as a
+ * 64 KiB TSO frame must not leave through memif, null or dpdk: as it is. */
+struct vf_port_olq {
+	void *q;
+	vf_tx_burst_t tx;
+	struct vf_ol_txq ol;	/* caps 0: the peer takes nothing */
+} __rte_cache_aligned;
+
+static uint16_t olq_tx(void *arg, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct vf_port_olq *w = arg;
+
+	return vf_ol_tx_burst(w->q, w->tx, &w->ol, pkts, n);
+}
+
+static bool any_rx_offloads(void)
+{
+	for (unsigned int i = 0; i < VF_MAX_PORTS; i++)
+		if (ports[i] && ports[i]->rx_offloads)
+			return true;
+	return false;
+}
+
+static int olq_wrap(struct vf_port *port)
+{
+	if (port->drv->tx_offloads || !any_rx_offloads())
+		return 0;
+	if (!port->olq) {
+		port->olq = rte_zmalloc("vf_port_olq", sizeof(*port->olq) * VF_MAX_QUEUES,
+					RTE_CACHE_LINE_SIZE);
+		if (!port->olq)
+			return -ENOMEM;
+	}
+	for (uint16_t q = 0; q < port->conf.nb_txq; q++) {
+		port->olq[q].q = port->txq[q];
+		port->olq[q].tx = port->tx_burst;
+		port->txq[q] = &port->olq[q];
+	}
+	port->tx_burst = olq_tx;
+	return 0;
+}
+
 int vf_port_start(struct vf_port *port)
 {
 	int ret;
@@ -164,6 +208,10 @@ int vf_port_start(struct vf_port *port)
 	if (!port->configured)
 		return -EINVAL;
 	ret = port->drv->start(port);
+	if (ret == 0 && olq_wrap(port) < 0) {
+		port->drv->stop(port);
+		ret = -ENOMEM;
+	}
 	if (ret == 0)
 		port->started = true;
 	return ret;
@@ -189,6 +237,7 @@ void vf_port_close(struct vf_port *port)
 		ports[port->id] = NULL;
 	vf_port_registry_unlock();
 	port->drv->close(port);
+	rte_free(port->olq);
 	rte_free(port);
 }
 
@@ -218,6 +267,11 @@ static void raw_stats(struct vf_port *port, struct vf_port_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	port->drv->stats_get(port, st);
+	if (port->olq)
+		for (unsigned int q = 0; q < VF_MAX_QUEUES; q++) {
+			const struct vf_ol_stats *o = &port->olq[q].ol.st;
+			st->oerrors += o->sw_nombuf + o->sw_bad + o->sw_unsent;
+		}
 }
 
 void vf_port_stats(struct vf_port *port, struct vf_port_stats *st)
@@ -237,15 +291,48 @@ void vf_port_stats_reset(struct vf_port *port)
 	raw_stats(port, &port->stats_base);
 }
 
+/* The software offload path's counters, summed over the tx queues. */
+static int olq_xstats(const struct vf_port *port, struct vf_xstat *xs, unsigned int n)
+{
+	static const char *const names[] = { "tx_sw_csum", "tx_sw_tso", "tx_sw_tso_segs",
+					     "tx_sw_dropped_nombuf", "tx_sw_dropped_bad",
+					     "tx_sw_dropped_ring_full" };
+	uint64_t v[6] = { 0 };
+
+	if (!port->olq)
+		return 0;
+	for (unsigned int q = 0; q < VF_MAX_QUEUES; q++) {
+		const struct vf_ol_stats *o = &port->olq[q].ol.st;
+		v[0] += o->sw_csum;
+		v[1] += o->sw_tso;
+		v[2] += o->sw_tso_segs;
+		v[3] += o->sw_nombuf;
+		v[4] += o->sw_bad;
+		v[5] += o->sw_unsent;
+	}
+	for (unsigned int i = 0; i < 6 && i < n; i++) {
+		snprintf(xs[i].name, sizeof(xs[i].name), "%s", names[i]);
+		xs[i].value = v[i];
+	}
+	return 6;
+}
+
 int vf_port_xstats(struct vf_port *port, struct vf_xstat *xs, unsigned int n)
 {
-	if (!port->drv->xstats_get)
-		return 0;
-	return port->drv->xstats_get(port, xs, n);
+	int k = port->drv->xstats_get ? port->drv->xstats_get(port, xs, n) : 0;
+
+	if (k < 0)
+		return k;
+	unsigned int used = (unsigned int)k < n ? (unsigned int)k : n;
+
+	return k + olq_xstats(port, xs + used, n - used);
 }
 
 void vf_port_xstats_reset(struct vf_port *port)
 {
 	if (port->drv->xstats_reset)
 		port->drv->xstats_reset(port);
+	if (port->olq)
+		for (unsigned int q = 0; q < VF_MAX_QUEUES; q++)
+			memset(&port->olq[q].ol.st, 0, sizeof(port->olq[q].ol.st));
 }

@@ -55,6 +55,10 @@ struct vf_driver {
 	const char *name;
 	const char *help;			/* one line for vf-ports(7) and help */
 	const struct vf_kvdef *keys;		/* accepted devargs; NULL: passed raw */
+	/* The driver finishes (or hands its peer) the transmit offload
+	 * requests packets carry (vf_offload.h); for the others the framework
+	 * finishes them in software before their tx burst. */
+	bool tx_offloads;
 
 	/* Parse devargs (already validated against keys), allocate priv,
 	 * open sockets.  May fill port->mac and port->max_rxq/max_txq. */
@@ -100,6 +104,11 @@ struct vf_port {
 	bool configured, started;
 	struct vf_port_stats stats_base;	/* for "clear port stats" */
 	uint64_t link_changes;
+	/* Ports whose driver does not take offload requests, while some port
+	 * may produce them (rx_offloads): the tx burst goes through
+	 * vf_ol_tx_burst first (port.c). */
+	bool rx_offloads;		/* set by probe: packets may ask for offloads */
+	struct vf_port_olq *olq;	/* per tx queue, NULL: not wrapped */
 } __rte_cache_aligned;
 
 /* Driver registry: drivers call this from a constructor (VF_DRIVER_REGISTER). */

@@ -58,6 +58,7 @@ static int vhost_probe(struct vf_port *port, const struct vf_devargs *da)
 	snprintf(dev->path, sizeof(dev->path), "%s", iface);
 	dev->client = vf_devargs_bool(da, "client", false);
 	dev->ol_offer = (uint64_t)ol;
+	port->rx_offloads = (dev->ol_offer & VNET_OL_HOST_FEATURES) != 0;
 	dev->retry_ms = (unsigned int)vf_devargs_uint(da, "reconnect-ms", 1000);
 	if (vf_access_from_devargs(&dev->access, da, err, sizeof(err)) < 0) {
 		VF_ERR("%s: vhost: %s", port->name, err);
@@ -302,6 +303,7 @@ static void vhost_ring_info(struct vf_port *port, struct vf_out *o)
 
 static const struct vf_driver vhost_driver = {
 	.name = "vhost",
+	.tx_offloads = true,
 	.help = "vhost-user back-end (device side) for a VM's or container's virtio-net",
 	.keys = vhost_keys,
 	.probe = vhost_probe,

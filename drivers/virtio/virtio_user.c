@@ -906,6 +906,7 @@ static int vu_probe(struct vf_port *port, const struct vf_devargs *da)
 	/* Rings and tx headers go where the pool is: the memory the backend
 	 * gets in SET_MEM_TABLE (the sealed peer heap when there is one). */
 	d->socket_id = vf_mem_peer_socket() >= 0 ? vf_mem_peer_socket() : (int)rte_socket_id();
+	port->rx_offloads = (d->want_ol & VNET_OL_GUEST_FEATURES) != 0;
 	if (!vf_devargs_mac(da, "mac", port->mac))
 		rte_eth_random_addr(port->mac);
 	port->max_rxq = port->max_txq = d->nqp;
@@ -1355,6 +1356,7 @@ static void vu_ring_info(struct vf_port *port, struct vf_out *o)
 
 static const struct vf_driver vu_driver = {
 	.name = "virtio_user",
+	.tx_offloads = true,
 	.help = "virtio-net device over vhost-user (front-end; split or packed rings)",
 	.keys = vu_keys,
 	.probe = vu_probe,

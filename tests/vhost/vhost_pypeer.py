@@ -22,9 +22,10 @@ AVAIL, USED = 1 << 7, 1 << 15
 
 
 class FrontEnd:
-    def __init__(self, path, packed=False, sock=None):
+    def __init__(self, path, packed=False, sock=None, features=0):
         """Connects to path, or with sock (accepted from a back-end in
-        client mode) speaks on that."""
+        client mode) speaks on that; features: more to ask for (they must
+        be offered)."""
         self.packed = packed
         self.fd = os.memfd_create("pyguest", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
         os.ftruncate(self.fd, SIZE)
@@ -37,7 +38,7 @@ class FrontEnd:
         self.evs = []
         self._req(SET_OWNER)
         feats = self._get_u64(GET_FEATURES)
-        want = F_VERSION_1 | (F_RING_PACKED if packed else 0)
+        want = F_VERSION_1 | (F_RING_PACKED if packed else 0) | features
         assert feats & want == want, hex(feats)
         self._req(SET_FEATURES, struct.pack("<Q", want))
         self._req(SET_MEM_TABLE, struct.pack("<II", 1, 0) +
@@ -106,6 +107,25 @@ class FrontEnd:
             self._post(1, i, off, len(frame), False)
         self.tx_next += k
         self._publish(1, self.tx_next)
+        os.eventfd_write(self.evs[2], 1)	# kick vring 1
+
+    def send_raw(self, frames):
+        """Split rings, once per connection: each of frames (virtio-net
+        header included) as one descriptor on vring 1, its bytes running on
+        into the buffers after its own (they lie contiguous)."""
+        assert not self.packed and self.tx_next == 0
+        slot = 0
+        ring = self.ring_off(1)
+        for a, fr in enumerate(frames):
+            slots = (len(fr) + BUF - 1) // BUF
+            assert slot + slots <= N
+            off = self.buf_off(1, slot)
+            self.m[off:off + len(fr)] = fr
+            struct.pack_into("<QIHH", self.m, ring + 16 * slot, BASE + off, len(fr), 0, 0)
+            struct.pack_into("<H", self.m, ring + 16 * N + 4 + 2 * a, slot)
+            slot += slots
+        self.tx_next = N		# no send_frames after this
+        self._publish(1, len(frames))
         os.eventfd_write(self.evs[2], 1)	# kick vring 1
 
     def truncate(self, size=0):
