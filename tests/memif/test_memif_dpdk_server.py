@@ -59,16 +59,22 @@ def case_memifctl_1024():
     st = mc.stats()
     check(st["ipackets"] == 64 and st["ibytes"] == 64000 and st["opackets"] == 64, f"memifctl {st}")
     check(mc.quit() == 0, f"memifctl exit {mc.p.returncode}:\n{mc.text()[-2000:]}")
+    # A fresh testpmd for the next client: DPDK 22.11's net_memif server
+    # was seen to die of SIGSEGV right after a client left, under load
+    # (protocols.md pitfall 32), which failed CI twice here.
+    tp.kill()
+    tp = TestPmd(f"net_memif0,role=server,id=2,socket={name},bsize=1024,rsize=8")
+    tp.cmd("set fwd rxonly")
+    tp.cmd("start")
 
-    # A second client on the same id after the first left: 1500-byte
-    # frames take two 1024-byte descriptors towards DPDK.
+    # 1500-byte frames take two 1024-byte descriptors towards DPDK.
     gen = Ours("vfwd", ["--port", f"memif,role=client,id=2,socket={name},bsize=1024,rsize=8",
                         "--fwd", "txonly", "--count", "100", "--txpkts", "1500"])
     gen.wait_state("connected")
     gen.cmd("start")
-    wait_for(lambda: tp.port_stats()["rx"] >= 164, timeout=60, what="testpmd rx 164")
+    wait_for(lambda: tp.port_stats()["rx"] >= 100, timeout=60, what="testpmd rx 100")
     t = tp.port_stats()
-    check(t["rx"] == 164 and t["rx_bytes"] == 64000 + 150000, f"testpmd {t}")
+    check(t["rx"] == 100 and t["rx_bytes"] == 150000, f"testpmd {t}")
     st = gen.stats()
     check(st["opackets"] == 100 and st["obytes"] == 150000 and st["oerrors"] == 0, f"vfwd {st}")
     check(gen.quit() == 0, f"vfwd exit {gen.p.returncode}")
