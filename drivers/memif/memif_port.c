@@ -176,19 +176,6 @@ static void do_disable(void *arg)
 	memif_if_disable(c->mif);
 }
 
-/* A client whose server answered: let the handshake finish (bounded) so
- * that forwarding, --tx-first and generators start on a live link. */
-static void wait_handshake(struct memif_if *mif)
-{
-	for (int i = 0; i < 5000; i++) {
-		enum memif_state st = __atomic_load_n(&mif->state, __ATOMIC_ACQUIRE);
-
-		if (st != MEMIF_ST_HANDSHAKE)
-			return;
-		usleep(1000);
-	}
-}
-
 static int memif_start(struct vf_port *port)
 {
 	struct memif_if *mif = port->priv;
@@ -223,9 +210,10 @@ static int memif_start(struct vf_port *port)
 		port->tx_burst = memif_tx_client;
 	}
 	vf_ctl_start();
+	/* No wait for the handshake: a server that accepts and never answers
+	 * would hold the caller (the shell) for as long as we waited.  The
+	 * link comes up when it is done; --tx-first waits for it. */
 	vf_ctl_call(do_enable, &c);
-	if (c.ret == 0 && !mif->cfg.server)
-		wait_handshake(mif);
 	return c.ret;
 }
 

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "vf_ctl.h"
@@ -32,6 +33,10 @@ static void drop_conn(struct vh_dev *dev, const char *why)
 	if (dev->conn_fd < 0)
 		return;
 	vf_ctl_del_fd(dev->conn_fd);
+	if (dev->stall_timer > 0)
+		vf_ctl_del_timer(dev->stall_timer);
+	dev->stall_timer = -1;
+	vh_rxmsg_reset(&dev->rx, true);
 	close(dev->conn_fd);
 	dev->conn_fd = -1;
 	VF_INFO("%s: front-end disconnected (%s)", dev->name, why);
@@ -46,21 +51,35 @@ static void drop_cb(struct vh_dev *dev, const char *why)
 	drop_conn(dev, why);
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 static void on_msg(int fd, uint32_t events, void *arg)
 {
 	struct vh_dev *dev = arg;
-	struct vhost_user_msg msg, reply;
-	int fds[VHOST_USER_MAX_FDS];
-	unsigned int nfds;
-	uint32_t len, rlen;
+	struct vh_rxmsg *rx = &dev->rx;
+	struct vhost_user_msg reply;
+	uint32_t rlen, started = rx->got;
+	ssize_t sent;
 	int rc;
 
-	rc = vh_user_recv(fd, &msg, &len, fds, &nfds);
+	(void)events;
+	rc = vh_user_recv(fd, rx);
+	if (rc == 0) {
+		if (started == 0 && rx->got > 0)
+			rx->since_ms = now_ms();
+		return;
+	}
 	if (rc == -ECONNRESET) {
 		drop_conn(dev, "closed by peer");
 		return;
 	}
-	if (rc) {
+	if (rc < 0) {
 		snprintf(dev->last_error, sizeof(dev->last_error),
 			 "short or oversized message");
 		VF_WARN("%s: %s; closing the connection", dev->name, dev->last_error);
@@ -68,24 +87,64 @@ static void on_msg(int fd, uint32_t events, void *arg)
 		return;
 	}
 	VF_DEBUG("%s: %s size %u fds %u", dev->name,
-		 vhost_user_request_name(msg.hdr.request), msg.hdr.size, nfds);
-	rc = vh_user_handle(dev, &msg, len, fds, nfds, &reply, &rlen);
+		 vhost_user_request_name(rx->msg.hdr.request), rx->msg.hdr.size, rx->nfds);
+	/* vh_user_handle takes the fds, whatever it returns. */
+	rc = vh_user_handle(dev, &rx->msg, rx->got, rx->fds, rx->nfds, &reply, &rlen);
+	vh_rxmsg_reset(rx, false);
 	if (rc) {
 		VF_WARN("%s: %s; closing the connection", dev->name, dev->last_error);
 		drop_conn(dev, "protocol error");
 		return;
 	}
-	if (rlen && send(fd, &reply, rlen, MSG_NOSIGNAL) != (ssize_t)rlen)
-		drop_conn(dev, "reply not sent");
+	if (!rlen)
+		return;
+	/* A front-end that sends requests and never reads the replies fills
+	 * the socket: a blocking send would hold the control thread (every
+	 * other port, the shell, telemetry) for as long as it likes. */
+	do {
+		sent = send(fd, &reply, rlen, MSG_NOSIGNAL | MSG_DONTWAIT);
+	} while (sent < 0 && errno == EINTR);
+	if (sent == (ssize_t)rlen)
+		return;
+	if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		dev->unread_replies++;
+		snprintf(dev->last_error, sizeof(dev->last_error),
+			 "front-end does not read its replies (socket full)");
+		VF_WARN("%s: %s; closing the connection", dev->name, dev->last_error);
+	}
+	drop_conn(dev, "reply not sent");
+}
+
+/* A front-end that stops in the middle of a message gets a second to
+ * finish it; the control thread goes on serving everyone meanwhile. */
+#define VH_MSG_DEADLINE_MS 1000
+
+static void check_stall(void *arg)
+{
+	struct vh_dev *dev = arg;
+
+	if (dev->conn_fd < 0 || dev->rx.got == 0 ||
+	    now_ms() - dev->rx.since_ms < VH_MSG_DEADLINE_MS)
+		return;
+	dev->stalled_msgs++;
+	snprintf(dev->last_error, sizeof(dev->last_error),
+		 "message incomplete after %u ms (%u of %u bytes)", VH_MSG_DEADLINE_MS,
+		 dev->rx.got, dev->rx.got < VHOST_USER_HDR_SIZE ? (uint32_t)VHOST_USER_HDR_SIZE :
+		 (uint32_t)VHOST_USER_HDR_SIZE + dev->rx.msg.hdr.size);
+	VF_WARN("%s: %s; closing the connection", dev->name, dev->last_error);
+	drop_conn(dev, "message incomplete");
 }
 
 static void set_conn(struct vh_dev *dev, int fd)
 {
-	/* A peer that stops in the middle of a message must not hold the
-	 * control thread: reads inside a message time out. */
-	struct timeval tv = { .tv_sec = 1 };
+	int fl = fcntl(fd, F_GETFL);
+	int t;
 
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+		close(fd);
+		return;
+	}
+	vh_rxmsg_reset(&dev->rx, true);
 	dev->conn_fd = fd;
 	dev->connections++;
 	if (vf_ctl_add_fd(fd, on_msg, dev) != 0) {
@@ -93,6 +152,8 @@ static void set_conn(struct vh_dev *dev, int fd)
 		dev->conn_fd = -1;
 		return;
 	}
+	t = vf_ctl_add_timer(VH_MSG_DEADLINE_MS / 4, check_stall, dev);
+	dev->stall_timer = t > 0 ? t : -1;
 	VF_INFO("%s: front-end connected on %s (pid %d uid %u gid %u)", dev->name, dev->path,
 		(int)dev->peer.pid, (unsigned int)dev->peer.uid, (unsigned int)dev->peer.gid);
 }

@@ -38,6 +38,16 @@
 			      (1ull << VHOST_USER_PROTOCOL_F_LOG_SHMFD) | \
 			      (1ull << VHOST_USER_PROTOCOL_F_RARP))
 
+/* One vhost-user message as it arrives: the control thread never waits
+ * for the rest of a message, it keeps what came and goes back to its loop. */
+struct vh_rxmsg {
+	struct vhost_user_msg msg;
+	uint32_t got;			/* bytes of header + payload so far */
+	int fds[VHOST_USER_MAX_FDS];
+	unsigned int nfds;
+	uint64_t since_ms;		/* when its first byte came (CLOCK_MONOTONIC) */
+};
+
 struct vh_dev {
 	struct vh_vq vq[VH_MAX_VRINGS];
 	struct vh_mem mem;
@@ -70,6 +80,10 @@ struct vh_dev {
 	bool client;
 	int listen_fd, conn_fd;
 	int timer_id;
+	int stall_timer;		/* drops a connection stuck mid-message */
+	struct vh_rxmsg rx;		/* the message being received */
+	uint64_t stalled_msgs;		/* connections dropped: message incomplete */
+	uint64_t unread_replies;	/* connections dropped: replies not read */
 	unsigned int retry_ms;	/* client: reconnect-ms */
 	bool closing;
 	struct vf_access access;	/* allow-uid/gid, socket-mode/group */
@@ -90,11 +104,14 @@ int vh_user_handle(struct vh_dev *dev, const struct vhost_user_msg *msg, uint32_
 		   int *fds, unsigned int nfds, struct vhost_user_msg *reply,
 		   uint32_t *reply_len);
 
-/* Reads one message from a stream socket: header (with its fds) and the
- * declared payload.  Returns 0 with *len and *nfds set, -ECONNRESET at EOF,
- * or -EPROTO on a short, truncated or oversized message (fds closed). */
-int vh_user_recv(int fd, struct vhost_user_msg *msg, uint32_t *len,
-		 int *fds, unsigned int *nfds);
+/* Reads what a non-blocking stream socket holds of the message in rx:
+ * header (with its fds), then the declared payload.  Returns 1 when it is
+ * complete (rx->got: its length; the caller takes rx->fds and resets rx
+ * with vh_rxmsg_reset), 0 when more is to come, -ECONNRESET at EOF between
+ * messages, or -EPROTO on a message cut short by EOF, with truncated fds or
+ * declaring an oversized payload (rx reset, fds closed). */
+int vh_user_recv(int fd, struct vh_rxmsg *rx);
+void vh_rxmsg_reset(struct vh_rxmsg *rx, bool close_fds);
 
 /* The front-end is gone: stop the rings, wait for the forwarding cores,
  * unmap its memory, close its fds, forget what was negotiated. */

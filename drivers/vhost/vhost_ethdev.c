@@ -245,6 +245,8 @@ static int vhost_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned 
 	PUT(dev->log_bases, "log_bases");
 	PUT(dev->rarp_requests, "rarp_requests");
 	PUT(dev->drain_unfinished, "drains_unfinished");
+	PUT(dev->stalled_msgs, "ctl_stalled_msgs");
+	PUT(dev->unread_replies, "ctl_unread_replies");
 #undef PUT
 	return (int)k;
 }

@@ -639,65 +639,82 @@ int vh_user_handle(struct vh_dev *dev, const struct vhost_user_msg *msg, uint32_
 	return 0;
 }
 
-int vh_user_recv(int fd, struct vhost_user_msg *msg, uint32_t *len,
-		 int *fds, unsigned int *nfds)
+void vh_rxmsg_reset(struct vh_rxmsg *rx, bool close_fds)
+{
+	for (unsigned int i = 0; close_fds && i < rx->nfds; i++)
+		close(rx->fds[i]);
+	rx->nfds = 0;
+	rx->got = 0;
+}
+
+static int rx_fail(struct vh_rxmsg *rx, int rc)
+{
+	vh_rxmsg_reset(rx, true);
+	return rc;
+}
+
+int vh_user_recv(int fd, struct vh_rxmsg *rx)
 {
 	union {
 		char buf[CMSG_SPACE(VHOST_USER_MAX_FDS * sizeof(int))];
 		struct cmsghdr align;
 	} cbuf;
-	struct iovec iov = { .iov_base = &msg->hdr, .iov_len = VHOST_USER_HDR_SIZE };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf.buf, .msg_controllen = sizeof(cbuf.buf),
-	};
+	uint8_t *base = (uint8_t *)&rx->msg;
 	ssize_t n;
-	int rc = 0;
 
-	*nfds = 0;
-	*len = 0;
-	do {
-		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
-	} while (n < 0 && errno == EINTR);
-	if (n <= 0)
-		return n == 0 ? -ECONNRESET : -errno;
-	/* Harvest every fd first, so that all of them are closed on error. */
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		unsigned int k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (unsigned int i = 0; i < k; i++) {
-			int f;
+	if (rx->got < VHOST_USER_HDR_SIZE) {
+		struct iovec iov = { .iov_base = base + rx->got,
+				     .iov_len = VHOST_USER_HDR_SIZE - rx->got };
+		struct msghdr mh = {
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = cbuf.buf, .msg_controllen = sizeof(cbuf.buf),
+		};
 
-			memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
-			if (*nfds < VHOST_USER_MAX_FDS)
-				fds[(*nfds)++] = f;
-			else
-				close(f);
+		do {
+			n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		} while (n < 0 && errno == EINTR);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		/* Harvest every fd first, so that all of them are closed on error. */
+		for (struct cmsghdr *cm = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; cm;
+		     cm = CMSG_NXTHDR(&mh, cm)) {
+			if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+				continue;
+			unsigned int k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			for (unsigned int i = 0; i < k; i++) {
+				int f;
+
+				memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+				if (rx->nfds < VHOST_USER_MAX_FDS)
+					rx->fds[rx->nfds++] = f;
+				else
+					close(f);
+			}
 		}
+		if (n < 0)
+			return rx_fail(rx, -errno);
+		if (n == 0)
+			return rx_fail(rx, rx->got ? -EPROTO : -ECONNRESET);
+		if (mh.msg_flags & MSG_CTRUNC)
+			return rx_fail(rx, -EPROTO);
+		rx->got += (uint32_t)n;
+		if (rx->got < VHOST_USER_HDR_SIZE)
+			return 0;
+		if (rx->msg.hdr.size > VHOST_USER_PAYLOAD_MAX)
+			return rx_fail(rx, -EPROTO);
 	}
-	if ((size_t)n < VHOST_USER_HDR_SIZE || (mh.msg_flags & MSG_CTRUNC) ||
-	    msg->hdr.size > VHOST_USER_PAYLOAD_MAX) {
-		rc = -EPROTO;
-		goto out;
-	}
-	for (uint32_t got = 0; got < msg->hdr.size;) {
-		n = read(fd, (uint8_t *)&msg->p + got, msg->hdr.size - got);
+	while (rx->got < VHOST_USER_HDR_SIZE + rx->msg.hdr.size) {
+		n = recv(fd, base + rx->got, VHOST_USER_HDR_SIZE + rx->msg.hdr.size - rx->got,
+			 MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
-			rc = -EPROTO;	/* EOF or timeout inside a message */
-			goto out;
-		}
-		got += (uint32_t)n;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n <= 0)
+			return rx_fail(rx, -EPROTO);	/* EOF inside a message */
+		rx->got += (uint32_t)n;
 	}
-	*len = VHOST_USER_HDR_SIZE + msg->hdr.size;
-	return 0;
-out:
-	for (unsigned int i = 0; i < *nfds; i++)
-		close(fds[i]);
-	*nfds = 0;
-	return rc;
+	return 1;
 }
 
 /* ---- device state ----------------------------------------------------- */
@@ -708,6 +725,7 @@ void vh_dev_init(struct vh_dev *dev, const char *name, uint16_t nb_qp)
 	snprintf(dev->name, sizeof(dev->name), "%s", name);
 	dev->nb_qp = nb_qp;
 	dev->listen_fd = dev->conn_fd = -1;
+	dev->stall_timer = -1;
 	for (unsigned int i = 0; i < VH_MAX_VRINGS; i++) {
 		struct vh_vq *vq = &dev->vq[i];
 

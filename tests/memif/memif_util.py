@@ -32,7 +32,7 @@ class Proc:
                                   stderr=subprocess.STDOUT, text=True, bufsize=1, env=env)
         vftest._procs.append(self.p)
         self.lines = []
-        self.lock = threading.Lock()
+        self.lock = threading.Condition()
         self.t = threading.Thread(target=self._reader, daemon=True)
         self.t.start()
 
@@ -40,6 +40,9 @@ class Proc:
         for ln in self.p.stdout:
             with self.lock:
                 self.lines.append(ln.rstrip("\n"))
+                self.lock.notify_all()
+        with self.lock:
+            self.lock.notify_all()
 
     def mark(self):
         with self.lock:
@@ -63,7 +66,8 @@ class Proc:
     def wait_line(self, pred, start, timeout=30, what="output"):
         end = time.time() + timeout
         while time.time() < end:
-            for ln in self.since(start):
+            lines = self.since(start)
+            for ln in lines:
                 if pred(ln):
                     return ln
             if self.p.poll() is not None:
@@ -73,7 +77,10 @@ class Proc:
                         return ln
                 fail(f"{self.args[0]} exited ({self.p.returncode}) waiting for {what}; "
                      f"output:\n{self.text()[-3000:]}")
-            time.sleep(0.05)
+            # woken by the reader at each new line (timed: the exit check)
+            with self.lock:
+                if len(self.lines) <= start + len(lines):
+                    self.lock.wait(0.05)
         fail(f"timed out waiting for {what}; output:\n{self.text()[-3000:]}")
 
     def kill(self, sig=signal.SIGKILL):

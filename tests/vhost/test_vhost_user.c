@@ -2,6 +2,7 @@
  * handler and reader, fed crafted messages; front-end memory is a memfd.
  * Every test ends with the process's fd count back at its baseline. */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -243,7 +244,6 @@ static int recv_from(const void *buf, size_t len, const int *fds, unsigned int n
 		     struct vhost_user_msg *m, unsigned int *got_fds)
 {
 	int sv[2], rc, rfds[VHOST_USER_MAX_FDS];
-	uint32_t mlen;
 	union {
 		char b[CMSG_SPACE(8 * sizeof(int))];
 		struct cmsghdr a;
@@ -264,9 +264,19 @@ static int recv_from(const void *buf, size_t len, const int *fds, unsigned int n
 	if (len || nfds)
 		assert_true(sendmsg(sv[0], &mh, 0) == (ssize_t)len);
 	shutdown(sv[0], SHUT_WR);
-	rc = vh_user_recv(sv[1], m, &mlen, rfds, got_fds);
-	for (unsigned int i = 0; !rc && i < *got_fds; i++)
-		close(rfds[i]);
+	/* all of it and the EOF are in the socket: never "more to come" */
+	{
+		static struct vh_rxmsg rx;
+
+		assert_int_equal(fcntl(sv[1], F_SETFL, O_NONBLOCK), 0);
+		while ((rc = vh_user_recv(sv[1], &rx)) == 0)
+			;
+		*got_fds = rx.nfds;
+		*m = rx.msg;
+		vh_rxmsg_reset(&rx, true);
+		rc = rc == 1 ? 0 : rc;
+	}
+	(void)rfds;
 	close(sv[0]);
 	close(sv[1]);
 	return rc;
