@@ -3,29 +3,11 @@
 
 #include <errno.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <rte_ether.h>
 #include <rte_malloc.h>
 
-#include "vf_mbuf.h"
-
-#define VIO_FREE_CHUNK 64
-
-static inline void vio_kick(struct vio_queue *q)
-{
-	static const uint64_t one = 1;
-
-	/* Only when the backend asked for it (used->flags lacks NO_NOTIFY).
-	 * The eventfd is ours and nonblocking: a full counter just means the
-	 * backend has not read it yet. */
-	if (vqs_need_kick(&q->vq) && q->kickfd >= 0) {
-		ssize_t r = write(q->kickfd, &one, sizeof(one));
-
-		(void)r;
-		q->st.kicks++;
-	}
-}
+#include "virtio_rxtx_body.h"
 
 /* ---- tx ---- */
 
@@ -34,7 +16,7 @@ void vio_tx_reclaim(struct vio_queue *q)
 {
 	struct vq_split *vq = &q->vq;
 	uint16_t n = vqs_used_count(vq);
-	struct rte_mbuf *done[VIO_FREE_CHUNK];
+	struct rte_mbuf *done[VIO_CHUNK];
 
 	if (n == 0)
 		return;
@@ -44,7 +26,7 @@ void vio_tx_reclaim(struct vio_queue *q)
 		if (!vqs_inorder_check(vq, n))
 			return;
 		while (n > 0) {
-			uint16_t k = n < VIO_FREE_CHUNK ? n : VIO_FREE_CHUNK;
+			uint16_t k = n < VIO_CHUNK ? n : VIO_CHUNK;
 
 			vqs_inorder_take(vq, k, (void **)done);
 			vf_mbuf_free_bulk(done, k);
@@ -55,7 +37,7 @@ void vio_tx_reclaim(struct vio_queue *q)
 	while (n > 0) {
 		uint16_t k = 0;
 
-		while (n > 0 && k < VIO_FREE_CHUNK) {
+		while (n > 0 && k < VIO_CHUNK) {
 			void *c;
 			uint32_t len;
 
@@ -72,220 +54,24 @@ out:
 	}
 }
 
-/* Can the header go into the packet's own headroom (one descriptor less)?
- * Only for a private, direct first segment. */
-static inline bool vio_can_push(const struct rte_mbuf *m)
+static __attribute__((noinline)) void vio_tx_chain(struct vio_queue *q, struct rte_mbuf *m,
+						   bool push)
 {
-	return RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 &&
-	       rte_pktmbuf_headroom(m) >= VIO_HDR_LEN;
+	vio_tx_chain_body(q, m, push, false);
 }
 
 uint16_t vio_tx_burst(void *qp, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct vio_queue *q = qp;
-	struct vq_split *vq = &q->vq;
-	uint64_t bytes = 0;
-	uint16_t i, dropped = 0;
-
-	if (__builtin_expect(!vio_ready(q), 0))
-		return 0;
-	/* Reclaim only when the ring runs low: fewer reads of the used ring
-	 * the backend keeps writing, and bigger bulk frees. */
-	if (vq->nfree < q->tx_reclaim_below)
-		vio_tx_reclaim(q);
-	if (__builtin_expect(vq->broken, 0))
-		return 0;
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		bool push = vio_can_push(m);
-		uint16_t need = m->nb_segs + !push;
-
-		if (__builtin_expect(need > vq->nfree || need > VIO_TX_MAX_SEGS, 0)) {
-			if (need <= VIO_TX_MAX_SEGS && need <= vq->size) {
-				vio_tx_reclaim(q);
-				if (need <= vq->nfree && !vq->broken)
-					goto post;
-				break;		/* ring full: the caller keeps the rest */
-			}
-			/* Can never fit: take it and drop it. */
-			rte_pktmbuf_free(m);
-			dropped++;
-			continue;
-		}
-post:
-		if (push && m->nb_segs == 1) {
-			struct virtio_net_hdr_mrg_rxbuf *h =
-				rte_pktmbuf_mtod_offset(m, void *, -(int)VIO_HDR_LEN);
-
-			vio_hdr_tx(q, h, m);
-			vqs_post1(vq, vqs_addr(h), m->data_len + VIO_HDR_LEN, 0, m);
-		} else {
-			struct vqs_seg seg[VIO_TX_MAX_SEGS + 1];
-			struct rte_mbuf *s = m;
-			uint16_t k = 0;
-
-			if (push) {
-				struct virtio_net_hdr_mrg_rxbuf *h =
-					rte_pktmbuf_mtod_offset(m, void *, -(int)VIO_HDR_LEN);
-
-				vio_hdr_tx(q, h, m);
-				seg[k].addr = vqs_addr(h);
-				seg[k++].len = s->data_len + VIO_HDR_LEN;
-				s = s->next;
-			} else {
-				/* The header slot belongs to the chain's head
-				 * descriptor, so it stays ours until that chain
-				 * completes. */
-				struct virtio_net_hdr_mrg_rxbuf *h = &q->hdrs[vq->head];
-
-				vio_hdr_tx(q, h, m);
-				seg[k].addr = vqs_addr(h);
-				seg[k++].len = VIO_HDR_LEN;
-			}
-			for (; s != NULL; s = s->next) {
-				seg[k].addr = rte_pktmbuf_mtod(s, uintptr_t);
-				seg[k++].len = s->data_len;
-			}
-			vqs_postv(vq, seg, k, m);
-		}
-		bytes += m->pkt_len;
-	}
-	if (i > dropped) {
-		vqs_publish(vq);
-		vio_kick(q);
-		q->st.packets += i - dropped;
-		q->st.bytes += bytes;
-	}
-	q->st.errors += dropped;
-	return i;
+	return vio_tx_burst_body(qp, pkts, n, false, vio_tx_chain);
 }
 
 /* ---- rx ---- */
 
-static inline void vio_rx_buf(const struct rte_mbuf *m, uint64_t *addr, uint32_t *len)
-{
-	/* The header lands in the headroom, the frame at the usual data
-	 * offset (as DPDK's virtio PMD does). */
-	*addr = (uint64_t)(uintptr_t)m->buf_addr + RTE_PKTMBUF_HEADROOM - VIO_HDR_LEN;
-	*len = m->buf_len - RTE_PKTMBUF_HEADROOM + VIO_HDR_LEN;
-}
-
-static uint16_t vio_rx_post(struct vio_queue *q, uint16_t want)
-{
-	struct vq_split *vq = &q->vq;
-	struct rte_mbuf *m[VIO_FREE_CHUNK];
-	uint16_t posted = 0;
-
-	while (want > 0) {
-		uint16_t k = want < VIO_FREE_CHUNK ? want : VIO_FREE_CHUNK, i;
-
-		/* Raw from the pool: only buf_addr/buf_len are read here; the
-		 * packet fields are written once, when the buffer comes back
-		 * used (vio_rx_one), which spares a pass over each mbuf. */
-		if (rte_mempool_get_bulk(q->pool, (void **)m, k) != 0) {
-			q->st.nombuf += k;
-			break;
-		}
-		for (i = 0; i < k; i++) {
-			uint64_t addr;
-			uint32_t len;
-
-			vio_rx_buf(m[i], &addr, &len);
-			vqs_post1(vq, addr, len, VRING_DESC_F_WRITE, m[i]);
-		}
-		want -= k;
-		posted += k;
-	}
-	return posted;
-}
-
 uint16_t vio_rx_fill(struct vio_queue *q)
 {
-	uint16_t n = vio_rx_post(q, q->vq.nfree);
-
-	if (n)
-		vqs_publish(&q->vq);
-	return n;
+	return vio_rx_fill_body(q, false);
 }
 
-static inline void vio_rx_drop_partial(struct vio_queue *q)
-{
-	if (q->mrg_first != NULL) {
-		rte_pktmbuf_free(q->mrg_first);
-		q->mrg_first = q->mrg_last = NULL;
-		q->mrg_left = 0;
-		q->st.errors++;
-	}
-}
-
-/* Gives back an rx buffer the packet fields were never set on. */
-static inline void vio_rx_putback(struct rte_mbuf *m)
-{
-	rte_mempool_put(m->pool, m);
-}
-
-/* One used buffer of a packet (first or continuation). */
-static inline void vio_rx_one(struct vio_queue *q, struct rte_mbuf *m, uint32_t len, int r,
-			      struct rte_mbuf **pkts, uint16_t *nrx, uint64_t *bytes)
-{
-	if (__builtin_expect(r != 0, 0)) {
-		/* More than we posted: the data cannot be trusted. */
-		vio_rx_putback(m);
-		vio_rx_drop_partial(q);
-		q->st.bad_len++;
-		q->st.errors++;
-		return;
-	}
-	if (q->mrg_left == 0) {
-		/* First buffer of a packet: header, then frame. */
-		uint16_t nb = 1;
-
-		if (__builtin_expect(len < VIO_HDR_LEN, 0)) {
-			vio_rx_putback(m);
-			q->st.bad_len++;
-			q->st.errors++;
-			return;
-		}
-		if (q->mrg) {
-			/* Read once; DPDK leaves it unwritten without
-			 * MRG_RXBUF, so only read it with. */
-			const struct virtio_net_hdr_mrg_rxbuf *h = (const void *)
-				((char *)m->buf_addr + RTE_PKTMBUF_HEADROOM - VIO_HDR_LEN);
-
-			nb = *(const volatile uint16_t *)&h->num_buffers;
-			if (__builtin_expect(nb == 0 || nb > q->vq.size, 0)) {
-				vio_rx_putback(m);
-				q->st.bad_hdr++;
-				q->st.errors++;
-				return;
-			}
-		}
-		vf_mbuf_init_len(m, vf_mbuf_rearm_word(RTE_PKTMBUF_HEADROOM, q->port_id),
-				 len - VIO_HDR_LEN);
-		if (nb == 1) {
-			pkts[(*nrx)++] = m;
-			*bytes += m->pkt_len;
-			return;
-		}
-		q->mrg_first = q->mrg_last = m;
-		q->mrg_left = nb - 1;
-		return;
-	}
-	/* Continuation buffer of a mergeable packet: no header. */
-	vf_mbuf_init_len(m, vf_mbuf_rearm_word(RTE_PKTMBUF_HEADROOM - VIO_HDR_LEN, q->port_id),
-			 len);
-	q->mrg_last->next = m;
-	q->mrg_last = m;
-	q->mrg_first->nb_segs++;
-	q->mrg_first->pkt_len += len;
-	if (--q->mrg_left == 0) {
-		pkts[(*nrx)++] = q->mrg_first;
-		*bytes += q->mrg_first->pkt_len;
-		q->mrg_first = q->mrg_last = NULL;
-	}
-}
-
-#define VIO_RX_CHUNK 64
 #define VIO_USED_PER_LINE (64 / sizeof(struct vring_used_elem))
 
 uint16_t vio_rx_burst(void *qp, struct rte_mbuf **pkts, uint16_t n)
@@ -304,14 +90,14 @@ uint16_t vio_rx_burst(void *qp, struct rte_mbuf **pkts, uint16_t n)
 	if (avail == 0)
 		vf_drain_ack(&q->drain_ack, dreq);
 	while (avail > 0 && nrx < n) {
-		void *ck[VIO_RX_CHUNK];
-		uint32_t len[VIO_RX_CHUNK];
-		int8_t rc[VIO_RX_CHUNK];
+		void *ck[VIO_CHUNK];
+		uint32_t len[VIO_CHUNK];
+		int8_t rc[VIO_CHUNK];
 		/* Each used buffer yields at most one packet. */
-		uint16_t want = avail < n - nrx ? avail : n - nrx, got, i;
+		uint16_t want = avail < n - nrx ? avail : n - nrx, got;
 
-		if (want > VIO_RX_CHUNK)
-			want = VIO_RX_CHUNK;
+		if (want > VIO_CHUNK)
+			want = VIO_CHUNK;
 		/* Stop at a cache-line boundary of the used ring (8 entries a
 		 * line): a line the device is still filling would be pulled
 		 * here now and again, from its cache, when it writes the rest. */
@@ -329,22 +115,9 @@ uint16_t vio_rx_burst(void *qp, struct rte_mbuf **pkts, uint16_t n)
 			rte_prefetch0(ck[got]);
 		}
 		avail = got < want ? 0 : avail - got;
-		/* Pass 2: headers and mbuf fields. */
-		for (i = 0; i < got; i++) {
-			if (i + 1 < got)
-				rte_prefetch0((char *)((struct rte_mbuf *)ck[i + 1])->buf_addr +
-					      RTE_PKTMBUF_HEADROOM - VIO_HDR_LEN);
-			vio_rx_one(q, ck[i], len[i], rc[i], pkts, &nrx, &bytes);
-		}
+		vio_rx_pass2(q, false, ck, len, rc, got, pkts, &nrx, &bytes);
 	}
-	if (vq->nfree >= VIO_RX_REFILL_MIN && !vq->broken) {
-		if (vio_rx_post(q, vq->nfree)) {
-			vqs_publish(vq);
-			vio_kick(q);
-		}
-	}
-	q->st.packets += nrx;
-	q->st.bytes += bytes;
+	vio_rx_end(q, false, nrx, bytes);
 	return nrx;
 }
 
@@ -395,23 +168,12 @@ void vio_queue_free(struct vio_queue *q)
 	q->hdrs = NULL;
 }
 
-static void free_cookie(void *c, void *arg)
-{
-	struct vio_queue *q = arg;
-
-	/* Posted rx buffers are raw pool objects (see vio_rx_post). */
-	if (q->rx)
-		vio_rx_putback(c);
-	else
-		rte_pktmbuf_free(c);
-}
-
 void vio_queue_reset(struct vio_queue *q, bool in_order, bool mrg)
 {
 	uint64_t err[VQS_ERR_MAX];
 
 	vio_rx_drop_partial(q);
-	vqs_drain(&q->vq, free_cookie, q);
+	vqs_drain(&q->vq, vio_free_cookie, q);
 	memcpy(err, q->vq.err, sizeof(err));
 	vqs_init(&q->vq, q->mem, q->vq.size, in_order, q->slots);
 	memcpy(q->vq.err, err, sizeof(err));
