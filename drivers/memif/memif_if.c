@@ -308,7 +308,9 @@ void memif_if_connected(struct memif_if *mif)
 	for (uint16_t i = 0; i < ntx; i++)
 		__atomic_store_n(&mif->txq[i].ready, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&mif->state, MEMIF_ST_CONNECTED, __ATOMIC_RELEASE);
-	mif->link_up = true;
+	/* Release, paired with memif_link_get(): a core that sees the link
+	 * up sees the rings above ready. */
+	__atomic_store_n(&mif->link_up, true, __ATOMIC_RELEASE);
 	mif->link_changes++;
 	mif->nb_connects++;
 	mif->mem_fault = false;
@@ -382,7 +384,7 @@ void memif_if_drain(struct memif_if *mif)
 		uint16_t n = target[i] - __atomic_load_n(&q->last, __ATOMIC_RELAXED);
 
 		if (n <= q->size) {
-			q->undelivered += n;
+			vf_ctr_add(q->undelivered, n);
 			left += n;
 		}
 	}
@@ -443,7 +445,7 @@ void memif_if_teardown(struct memif_if *mif, const char *reason)
 	mif->nregions = 0;
 	mif->n_c2s = mif->n_s2c = 0;
 	if (mif->link_up) {
-		mif->link_up = false;
+		__atomic_store_n(&mif->link_up, false, __ATOMIC_RELAXED);
 		mif->link_changes++;
 		mif->nb_disconnects++;
 	}

@@ -23,7 +23,7 @@ static inline void vio_kick(struct vio_queue *q)
 		ssize_t r = write(q->kickfd, &one, sizeof(one));
 
 		(void)r;
-		q->st.kicks++;
+		vf_ctr_add(q->st.kicks, 1);
 	}
 }
 
@@ -153,10 +153,10 @@ post:
 	if (i > dropped) {
 		vqs_publish(vq);
 		vio_kick(q);
-		q->st.packets += i - dropped;
-		q->st.bytes += bytes;
+		vf_ctr_add(q->st.packets, i - dropped);
+		vf_ctr_add(q->st.bytes, bytes);
 	}
-	q->st.errors += dropped;
+	vf_ctr_add(q->st.errors, dropped);
 	return i;
 }
 
@@ -183,7 +183,7 @@ static uint16_t vio_rx_post(struct vio_queue *q, uint16_t want)
 		 * packet fields are written once, when the buffer comes back
 		 * used (vio_rx_one), which spares a pass over each mbuf. */
 		if (rte_mempool_get_bulk(q->pool, (void **)m, k) != 0) {
-			q->st.nombuf += k;
+			vf_ctr_add(q->st.nombuf, k);
 			break;
 		}
 		for (i = 0; i < k; i++) {
@@ -214,7 +214,7 @@ static inline void vio_rx_drop_partial(struct vio_queue *q)
 		rte_pktmbuf_free(q->mrg_first);
 		q->mrg_first = q->mrg_last = NULL;
 		q->mrg_left = 0;
-		q->st.errors++;
+		vf_ctr_add(q->st.errors, 1);
 	}
 }
 
@@ -232,8 +232,8 @@ static inline void vio_rx_one(struct vio_queue *q, struct rte_mbuf *m, uint32_t 
 		/* More than we posted: the data cannot be trusted. */
 		vio_rx_putback(m);
 		vio_rx_drop_partial(q);
-		q->st.bad_len++;
-		q->st.errors++;
+		vf_ctr_add(q->st.bad_len, 1);
+		vf_ctr_add(q->st.errors, 1);
 		return;
 	}
 	if (q->mrg_left == 0) {
@@ -242,8 +242,8 @@ static inline void vio_rx_one(struct vio_queue *q, struct rte_mbuf *m, uint32_t 
 
 		if (__builtin_expect(len < VIO_HDR_LEN, 0)) {
 			vio_rx_putback(m);
-			q->st.bad_len++;
-			q->st.errors++;
+			vf_ctr_add(q->st.bad_len, 1);
+			vf_ctr_add(q->st.errors, 1);
 			return;
 		}
 		if (q->mrg) {
@@ -255,8 +255,8 @@ static inline void vio_rx_one(struct vio_queue *q, struct rte_mbuf *m, uint32_t 
 			nb = *(const volatile uint16_t *)&h->num_buffers;
 			if (__builtin_expect(nb == 0 || nb > q->vq.size, 0)) {
 				vio_rx_putback(m);
-				q->st.bad_hdr++;
-				q->st.errors++;
+				vf_ctr_add(q->st.bad_hdr, 1);
+				vf_ctr_add(q->st.errors, 1);
 				return;
 			}
 		}
@@ -343,8 +343,8 @@ uint16_t vio_rx_burst(void *qp, struct rte_mbuf **pkts, uint16_t n)
 			vio_kick(q);
 		}
 	}
-	q->st.packets += nrx;
-	q->st.bytes += bytes;
+	vf_ctr_add(q->st.packets, nrx);
+	vf_ctr_add(q->st.bytes, bytes);
 	return nrx;
 }
 

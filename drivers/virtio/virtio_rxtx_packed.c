@@ -25,7 +25,7 @@ static inline void viop_kick(struct vio_queue *q)
 		ssize_t r = write(q->kickfd, &one, sizeof(one));
 
 		(void)r;
-		q->st.kicks++;
+		vf_ctr_add(q->st.kicks, 1);
 	}
 }
 
@@ -156,10 +156,10 @@ post:
 	if (i > dropped) {
 		vqp_publish(vq);
 		viop_kick(q);
-		q->st.packets += i - dropped;
-		q->st.bytes += bytes;
+		vf_ctr_add(q->st.packets, i - dropped);
+		vf_ctr_add(q->st.bytes, bytes);
 	}
-	q->st.errors += dropped;
+	vf_ctr_add(q->st.errors, dropped);
 	return i;
 }
 
@@ -175,7 +175,7 @@ static uint16_t viop_rx_post(struct vio_queue *q, uint16_t want)
 		uint16_t k = want < VIOP_CHUNK ? want : VIOP_CHUNK, i;
 
 		if (vf_mbuf_alloc_bulk_len(q->pool, m, k, q->port_id, 0) != 0) {
-			q->st.nombuf += k;
+			vf_ctr_add(q->st.nombuf, k);
 			break;
 		}
 		for (i = 0; i < k; i++) {
@@ -206,7 +206,7 @@ static inline void viop_drop_partial(struct vio_queue *q)
 		rte_pktmbuf_free(q->mrg_first);
 		q->mrg_first = q->mrg_last = NULL;
 		q->mrg_left = 0;
-		q->st.errors++;
+		vf_ctr_add(q->st.errors, 1);
 	}
 }
 
@@ -214,8 +214,8 @@ static inline void viop_bad(struct vio_queue *q, struct rte_mbuf *m, uint64_t *c
 {
 	rte_pktmbuf_free(m);
 	viop_drop_partial(q);
-	(*ctr)++;
-	q->st.errors++;
+	vf_ctr_add(*ctr, 1);
+	vf_ctr_add(q->st.errors, 1);
 }
 
 /* One used buffer: a whole packet, the first of a mergeable one, or a
@@ -328,8 +328,8 @@ uint16_t vio_rx_burst_packed(void *qp, struct rte_mbuf **pkts, uint16_t n)
 			viop_kick(q);
 		}
 	}
-	q->st.packets += nrx;
-	q->st.bytes += bytes;
+	vf_ctr_add(q->st.packets, nrx);
+	vf_ctr_add(q->st.bytes, bytes);
 	if (empty)
 		vf_drain_ack(&q->drain_ack, dreq);
 	return nrx;
