@@ -346,7 +346,8 @@ void memif_if_drain(struct memif_if *mif)
 		uint16_t last = __atomic_load_n(&q->last, __ATOMIC_RELAXED);
 
 		target[i] = seen[i] = last;
-		if (!__atomic_load_n(&q->ready, __ATOMIC_ACQUIRE) || q->broken || q->ring == NULL)
+		if (!__atomic_load_n(&q->ready, __ATOMIC_ACQUIRE) ||
+		    __atomic_load_n(&q->broken, __ATOMIC_RELAXED) || q->ring == NULL)
 			continue;
 		/* What the peer published: server rx reads the client's
 		 * head, client rx the server's tail. */
@@ -366,7 +367,7 @@ void memif_if_drain(struct memif_if *mif)
 			struct memif_queue *q = &mif->rxq[i];
 			uint16_t last = __atomic_load_n(&q->last, __ATOMIC_RELAXED);
 
-			if (last == target[i] || q->broken)
+			if (last == target[i] || __atomic_load_n(&q->broken, __ATOMIC_RELAXED))
 				continue;
 			if (last != seen[i]) {
 				seen[i] = last;

@@ -248,7 +248,8 @@ uint16_t memif_rx_server(void *qv, struct rte_mbuf **pkts, uint16_t n)
 	}
 	got = rx_slots(q, pkts, n, avail, true, &used);
 	if (used) {
-		q->last += used;
+		/* Relaxed: memif_if_drain() watches it from the control thread. */
+		__atomic_store_n(&q->last, (uint16_t)(q->last + used), __ATOMIC_RELAXED);
 		/* Release: we are done reading those slots and their buffers. */
 		vf_store_rel16(&q->ring->tail, q->last);
 	}
@@ -292,7 +293,8 @@ uint16_t memif_rx_client(void *qv, struct rte_mbuf **pkts, uint16_t n)
 	}
 	if (avail) {
 		got = rx_slots(q, pkts, n, avail, false, &used);
-		q->last += used;
+		/* Relaxed: memif_if_drain() watches it from the control thread. */
+		__atomic_store_n(&q->last, (uint16_t)(q->last + used), __ATOMIC_RELAXED);
 	}
 	memif_client_refill(q);
 	return got;

@@ -277,7 +277,8 @@ uint16_t memif_rx_client_zc(void *qv, struct rte_mbuf **pkts, uint16_t n)
 		bytes += head->pkt_len;
 		pkts[npkts++] = head;
 	}
-	q->last += first;
+	/* Relaxed: memif_if_drain() watches it from the control thread. */
+	__atomic_store_n(&q->last, (uint16_t)(q->last + first), __ATOMIC_RELAXED);
 	vf_ctr_add(q->pkts, npkts);
 	vf_ctr_add(q->bytes, bytes);
 	if (first == 0 && avail == q->size)
