@@ -27,7 +27,9 @@ static struct watch watches[MAX_WATCH];
 static int epfd = -1, wakefd = -1;
 static pthread_t thread;
 static bool running;
-static volatile bool stopping;
+/* Main thread -> control thread; relaxed: it only ends the loop (the
+ * join orders the rest). */
+static bool stopping;
 /* Held while a callback runs and while watches change: vf_ctl_del_fd()
  * returning means the callback is not running.  Recursive because callbacks
  * add and remove watches. */
@@ -61,10 +63,10 @@ static void *ctl_main(void *unused)
 	struct epoll_event evs[32];
 
 	on_ctl_thread = true;
-	while (!stopping) {
+	while (!__atomic_load_n(&stopping, __ATOMIC_RELAXED)) {
 		int n = epoll_wait(epfd, evs, 32, 1000);
 
-		for (int i = 0; i < n && !stopping; i++) {
+		for (int i = 0; i < n && !__atomic_load_n(&stopping, __ATOMIC_RELAXED); i++) {
 			uint64_t d = evs[i].data.u64;
 			unsigned int slot = (unsigned int)(d >> 32);
 			uint32_t gen = (uint32_t)d;
@@ -96,7 +98,7 @@ int vf_ctl_start(void)
 		return -ENOMEM;
 	if (running)
 		return 0;
-	stopping = false;
+	__atomic_store_n(&stopping, false, __ATOMIC_RELAXED);
 	if (pthread_create(&thread, NULL, ctl_main, NULL))
 		return -EAGAIN;
 	pthread_setname_np(thread, "vf-ctl");
@@ -110,7 +112,7 @@ void vf_ctl_stop(void)
 
 	if (!running)
 		return;
-	stopping = true;
+	__atomic_store_n(&stopping, true, __ATOMIC_RELAXED);
 	if (write(wakefd, &one, sizeof(one)) < 0)
 		VF_WARN("ctl: wake-up failed: %s", strerror(errno));
 	pthread_join(thread, NULL);

@@ -131,9 +131,9 @@ void vf_stats_port(struct vf_out *o, struct vf_port *p, const struct vf_port_sta
 void vf_stats_stream_counts(const struct vf_stream *fs, uint64_t *rx, uint64_t *tx,
 			    uint64_t *dropped)
 {
-	*rx = fs->rx_packets - fs->stats_base[0];
-	*tx = fs->tx_packets - fs->stats_base[1];
-	*dropped = fs->fwd_dropped - fs->stats_base[2];
+	*rx = vf_ctr_read(fs->rx_packets) - fs->stats_base[0];
+	*tx = vf_ctr_read(fs->tx_packets) - fs->stats_base[1];
+	*dropped = vf_ctr_read(fs->fwd_dropped) - fs->stats_base[2];
 }
 
 void vf_stats_stream_row(const struct vf_stream *fs, struct vf_stream_row *r)
@@ -149,7 +149,7 @@ void vf_stats_stream_row(const struct vf_stream *fs, struct vf_stream_row *r)
 
 static uint64_t burst_count(const struct vf_stream *fs, unsigned int b)
 {
-	return fs->rx_bursts[b] - (fs->bursts_base ? fs->bursts_base[b] : 0);
+	return vf_ctr_read(fs->rx_bursts[b]) - (fs->bursts_base ? fs->bursts_base[b] : 0);
 }
 
 void vf_stats_stream(struct vf_out *o, const struct vf_stream *fs)

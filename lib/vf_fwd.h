@@ -9,6 +9,7 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
+#include "vf_ctr.h"
 #include "vf_impair.h"
 #include "vf_port.h"
 
@@ -18,8 +19,9 @@
 
 struct vf_fwd_cfg;
 
-/* Per-stream counters are written by one forwarding core only (plain
- * uint64_t); readers on the main thread may see a value one burst old. */
+/* Per-stream counters are written by one forwarding core only, with
+ * vf_ctr_add() (relaxed: plain movs); readers on the main thread use
+ * vf_ctr_read() and may see a value one burst old. */
 struct vf_stream {
 	struct vf_port *rx_port, *tx_port;
 	uint16_t rx_queue, tx_queue;

@@ -19,6 +19,7 @@
 #include <rte_mempool.h>
 
 #include "memif_proto.h"
+#include "vf_ctr.h"
 #include "vf_peercred.h"
 #include "vf_port.h"
 
@@ -81,7 +82,8 @@ struct memif_queue {
 	uint16_t mbuf_room;	/* data room after headroom */
 	uint16_t qid;
 	uint16_t port_id;	/* for received mbufs */
-	/* single writer (the core polling this queue) */
+	/* single writer (the core polling this queue): vf_ctr_add(), read
+	 * elsewhere with vf_ctr_read() */
 	uint64_t pkts, bytes, errors, nombuf, bad_desc, ring_err;
 	/* control thread: rx, published by the peer but still in the ring
 	 * when the connection went (dropped); tx, offered while no peer */

@@ -308,7 +308,9 @@ void memif_if_connected(struct memif_if *mif)
 	for (uint16_t i = 0; i < ntx; i++)
 		__atomic_store_n(&mif->txq[i].ready, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&mif->state, MEMIF_ST_CONNECTED, __ATOMIC_RELEASE);
-	mif->link_up = true;
+	/* Release, paired with memif_link_get(): a core that sees the link
+	 * up sees the rings above ready. */
+	__atomic_store_n(&mif->link_up, true, __ATOMIC_RELEASE);
 	mif->link_changes++;
 	mif->nb_connects++;
 	mif->mem_fault = false;
@@ -344,7 +346,8 @@ void memif_if_drain(struct memif_if *mif)
 		uint16_t last = __atomic_load_n(&q->last, __ATOMIC_RELAXED);
 
 		target[i] = seen[i] = last;
-		if (!__atomic_load_n(&q->ready, __ATOMIC_ACQUIRE) || q->broken || q->ring == NULL)
+		if (!__atomic_load_n(&q->ready, __ATOMIC_ACQUIRE) ||
+		    __atomic_load_n(&q->broken, __ATOMIC_RELAXED) || q->ring == NULL)
 			continue;
 		/* What the peer published: server rx reads the client's
 		 * head, client rx the server's tail. */
@@ -364,7 +367,7 @@ void memif_if_drain(struct memif_if *mif)
 			struct memif_queue *q = &mif->rxq[i];
 			uint16_t last = __atomic_load_n(&q->last, __ATOMIC_RELAXED);
 
-			if (last == target[i] || q->broken)
+			if (last == target[i] || __atomic_load_n(&q->broken, __ATOMIC_RELAXED))
 				continue;
 			if (last != seen[i]) {
 				seen[i] = last;
@@ -382,7 +385,7 @@ void memif_if_drain(struct memif_if *mif)
 		uint16_t n = target[i] - __atomic_load_n(&q->last, __ATOMIC_RELAXED);
 
 		if (n <= q->size) {
-			q->undelivered += n;
+			vf_ctr_add(q->undelivered, n);
 			left += n;
 		}
 	}
@@ -443,7 +446,7 @@ void memif_if_teardown(struct memif_if *mif, const char *reason)
 	mif->nregions = 0;
 	mif->n_c2s = mif->n_s2c = 0;
 	if (mif->link_up) {
-		mif->link_up = false;
+		__atomic_store_n(&mif->link_up, false, __ATOMIC_RELAXED);
 		mif->link_changes++;
 		mif->nb_disconnects++;
 	}

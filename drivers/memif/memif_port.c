@@ -252,7 +252,7 @@ static void memif_link_get(struct vf_port *port, struct vf_link *link)
 {
 	struct memif_if *mif = port->priv;
 
-	link->up = __atomic_load_n(&mif->link_up, __ATOMIC_RELAXED);
+	link->up = __atomic_load_n(&mif->link_up, __ATOMIC_ACQUIRE);
 	link->speed_mbps = 0;
 }
 
@@ -264,13 +264,13 @@ static void memif_stats_get(struct vf_port *port, struct vf_port_stats *st)
 	for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
 		const struct memif_queue *rq = &mif->rxq[i], *tq = &mif->txq[i];
 
-		st->ipackets += rq->pkts;
-		st->ibytes += rq->bytes;
-		st->ierrors += rq->bad_desc + rq->ring_err;
-		st->rx_nombuf += rq->nombuf;
-		st->opackets += tq->pkts;
-		st->obytes += tq->bytes;
-		st->oerrors += tq->ring_err;
+		st->ipackets += vf_ctr_read(rq->pkts);
+		st->ibytes += vf_ctr_read(rq->bytes);
+		st->ierrors += vf_ctr_read(rq->bad_desc) + vf_ctr_read(rq->ring_err);
+		st->rx_nombuf += vf_ctr_read(rq->nombuf);
+		st->opackets += vf_ctr_read(tq->pkts);
+		st->obytes += vf_ctr_read(tq->bytes);
+		st->oerrors += vf_ctr_read(tq->ring_err);
 	}
 }
 
@@ -282,8 +282,12 @@ static void memif_stats_reset(struct vf_port *port)
 		struct memif_queue *q[2] = { &mif->rxq[i], &mif->txq[i] };
 
 		for (int k = 0; k < 2; k++) {
-			q[k]->pkts = q[k]->bytes = q[k]->errors = 0;
-			q[k]->nombuf = q[k]->bad_desc = q[k]->ring_err = 0;
+			vf_ctr_set(q[k]->pkts, 0);
+			vf_ctr_set(q[k]->bytes, 0);
+			vf_ctr_set(q[k]->errors, 0);
+			vf_ctr_set(q[k]->nombuf, 0);
+			vf_ctr_set(q[k]->bad_desc, 0);
+			vf_ctr_set(q[k]->ring_err, 0);
 		}
 	}
 }
@@ -295,10 +299,10 @@ static int memif_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned 
 	unsigned int k = 0;
 
 	for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
-		bad_desc += mif->rxq[i].bad_desc + mif->txq[i].bad_desc;
-		ring_err += mif->rxq[i].ring_err + mif->txq[i].ring_err;
-		undelivered += mif->rxq[i].undelivered;
-		nopeer += mif->txq[i].nopeer;
+		bad_desc += vf_ctr_read(mif->rxq[i].bad_desc) + vf_ctr_read(mif->txq[i].bad_desc);
+		ring_err += vf_ctr_read(mif->rxq[i].ring_err) + vf_ctr_read(mif->txq[i].ring_err);
+		undelivered += vf_ctr_read(mif->rxq[i].undelivered);
+		nopeer += vf_ctr_read(mif->txq[i].nopeer);
 	}
 #define XS(nm, v) do {							\
 		if (k < n) {						\
@@ -328,9 +332,12 @@ static void memif_xstats_reset(struct vf_port *port)
 	mif->nb_connects = mif->nb_disconnects = mif->ctl_rejects = 0;
 	mif->mem_faults = 0;
 	for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
-		mif->rxq[i].bad_desc = mif->txq[i].bad_desc = 0;
-		mif->rxq[i].ring_err = mif->txq[i].ring_err = 0;
-		mif->rxq[i].undelivered = mif->txq[i].nopeer = 0;
+		vf_ctr_set(mif->rxq[i].bad_desc, 0);
+		vf_ctr_set(mif->txq[i].bad_desc, 0);
+		vf_ctr_set(mif->rxq[i].ring_err, 0);
+		vf_ctr_set(mif->txq[i].ring_err, 0);
+		vf_ctr_set(mif->rxq[i].undelivered, 0);
+		vf_ctr_set(mif->txq[i].nopeer, 0);
 	}
 }
 
@@ -346,7 +353,7 @@ static void do_info(void *arg)
 	vf_out_strf(o, "socket", "%s%s", mif->cfg.abstract ? "@" : "", mif->cfg.socket);
 	vf_out_bool(o, "socket_abstract", mif->cfg.abstract);
 	vf_out_str(o, "state", memif_state_name(__atomic_load_n(&mif->state, __ATOMIC_ACQUIRE)));
-	vf_out_bool(o, "link", mif->link_up);
+	vf_out_bool(o, "link", __atomic_load_n(&mif->link_up, __ATOMIC_RELAXED));
 	vf_out_str(o, "disconnect_reason", mif->reason);
 	vf_out_str(o, "peer_name", mif->peer_name);
 	vf_out_str(o, "peer_if", mif->peer_if);

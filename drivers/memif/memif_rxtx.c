@@ -35,7 +35,7 @@ static inline bool q_ready(const struct memif_queue *q)
 
 static void q_broken(struct memif_queue *q, const char *what)
 {
-	q->ring_err++;
+	vf_ctr_add(q->ring_err, 1);
 	__atomic_store_n(&q->broken, 1, __ATOMIC_RELEASE);
 	VF_LOG_ONCE(q->log_ring, VF_LOG_ERR, "memif %s: queue %u: %s; disconnecting",
 		    q->mif->cfg.if_name, q->qid, what);
@@ -164,7 +164,7 @@ rx_slots(struct memif_queue *q, struct rte_mbuf **pkts, uint16_t n, uint16_t ava
 		return 0;
 	}
 	if (need > 0 && vf_mbuf_alloc_bulk_len(q->pool, mb, need, q->port_id, 0) != 0) {
-		q->nombuf += npkts;
+		vf_ctr_add(q->nombuf, npkts);
 		return 0;
 	}
 
@@ -177,7 +177,7 @@ rx_slots(struct memif_queue *q, struct rte_mbuf **pkts, uint16_t n, uint16_t ava
 		while (sl[j].next)
 			j++;
 		if (unlikely(sl[i].bad)) {
-			q->bad_desc++;
+			vf_ctr_add(q->bad_desc, 1);
 			VF_LOG_ONCE(q->log_bad_desc, VF_LOG_WARN,
 				    "memif %s: queue %u: bad descriptor (outside the shared memory or too long); packet dropped",
 				    q->mif->cfg.if_name, q->qid);
@@ -224,8 +224,8 @@ rx_slots(struct memif_queue *q, struct rte_mbuf **pkts, uint16_t n, uint16_t ava
 	/* Filling tails can save mbufs counted in pass 1. */
 	if (nmb < need)
 		vf_mbuf_free_bulk(&mb[nmb], need - nmb);
-	q->pkts += npkts;
-	q->bytes += bytes;
+	vf_ctr_add(q->pkts, npkts);
+	vf_ctr_add(q->bytes, bytes);
 	*consumed = nslots;
 	return npkts;
 }
@@ -248,7 +248,8 @@ uint16_t memif_rx_server(void *qv, struct rte_mbuf **pkts, uint16_t n)
 	}
 	got = rx_slots(q, pkts, n, avail, true, &used);
 	if (used) {
-		q->last += used;
+		/* Relaxed: memif_if_drain() watches it from the control thread. */
+		__atomic_store_n(&q->last, (uint16_t)(q->last + used), __ATOMIC_RELAXED);
 		/* Release: we are done reading those slots and their buffers. */
 		vf_store_rel16(&q->ring->tail, q->last);
 	}
@@ -292,7 +293,8 @@ uint16_t memif_rx_client(void *qv, struct rte_mbuf **pkts, uint16_t n)
 	}
 	if (avail) {
 		got = rx_slots(q, pkts, n, avail, false, &used);
-		q->last += used;
+		/* Relaxed: memif_if_drain() watches it from the control thread. */
+		__atomic_store_n(&q->last, (uint16_t)(q->last + used), __ATOMIC_RELAXED);
 	}
 	memif_client_refill(q);
 	return got;
@@ -377,8 +379,8 @@ tx_finish(struct memif_queue *q, struct rte_mbuf **pkts, uint16_t sent)
 
 	for (uint16_t i = 0; i < sent; i++)
 		bytes += pkts[i]->pkt_len;
-	q->pkts += sent;
-	q->bytes += bytes;
+	vf_ctr_add(q->pkts, sent);
+	vf_ctr_add(q->bytes, bytes);
 	/* Copy mode: the data is in the ring, the mbufs go back to their
 	 * pool(s) in one call. */
 	vf_mbuf_free_bulk(pkts, sent);
@@ -391,7 +393,7 @@ uint16_t memif_tx_client(void *qv, struct rte_mbuf **pkts, uint16_t n)
 	uint16_t tail, inflight, pos, end, i;
 
 	if (unlikely(!q_ready(q) || q->broken)) {
-		q->nopeer += n;	/* no peer to send to: dropped */
+		vf_ctr_add(q->nopeer, n);	/* no peer to send to: dropped */
 		return 0;
 	}
 	/* Acquire: the server has finished reading the slots before tail. */
@@ -421,7 +423,7 @@ uint16_t memif_tx_server(void *qv, struct rte_mbuf **pkts, uint16_t n)
 	uint16_t head, avail, pos, i;
 
 	if (unlikely(!q_ready(q) || q->broken)) {
-		q->nopeer += n;	/* no peer to send to: dropped */
+		vf_ctr_add(q->nopeer, n);	/* no peer to send to: dropped */
 		return 0;
 	}
 	/* Acquire: the client's posted descriptors up to head. */

@@ -102,14 +102,14 @@ uint16_t memif_tx_client_zc(void *qv, struct rte_mbuf **pkts, uint16_t n)
 	uint64_t bytes = 0;
 
 	if (unlikely(!__atomic_load_n(&q->ready, __ATOMIC_ACQUIRE) || q->broken)) {
-		q->nopeer += n;	/* no peer to send to: dropped */
+		vf_ctr_add(q->nopeer, n);	/* no peer to send to: dropped */
 		return 0;
 	}
 	/* Acquire: the server has finished with the slots before tail. */
 	tail = vf_load_acq16(&q->ring->tail);
 	if (unlikely((uint16_t)(q->last - tail) > q->size ||
 		     (uint16_t)(tail - q->zc_freed) > (uint16_t)(q->last - q->zc_freed))) {
-		q->ring_err++;
+		vf_ctr_add(q->ring_err, 1);
 		__atomic_store_n(&q->broken, 1, __ATOMIC_RELEASE);
 		return 0;
 	}
@@ -153,7 +153,7 @@ uint16_t memif_tx_client_zc(void *qv, struct rte_mbuf **pkts, uint16_t n)
 		}
 		if (unlikely(seg != NULL)) {
 			/* memory we cannot share (another pool): dropped */
-			q->errors++;
+			vf_ctr_add(q->errors, 1);
 			rte_pktmbuf_free(m);
 			continue;
 		}
@@ -176,8 +176,8 @@ uint16_t memif_tx_client_zc(void *qv, struct rte_mbuf **pkts, uint16_t n)
 			}
 		}
 	}
-	q->pkts += sent;
-	q->bytes += bytes;
+	vf_ctr_add(q->pkts, sent);
+	vf_ctr_add(q->bytes, bytes);
 	/* taken: sent or dropped; the rest stays with the caller */
 	return i;
 }
@@ -190,7 +190,7 @@ void memif_client_refill_zc(struct memif_queue *q)
 	while (want > 0) {
 		got = RTE_MIN(want, (uint16_t)RTE_DIM(mb));
 		if (rte_pktmbuf_alloc_bulk(q->pool, mb, got) != 0) {
-			q->nombuf++;
+			vf_ctr_add(q->nombuf, 1);
 			break;
 		}
 		for (uint16_t i = 0; i < got; i++) {
@@ -202,7 +202,7 @@ void memif_client_refill_zc(struct memif_queue *q)
 			if (unlikely(r == NULL)) {
 				/* checked at start: the pool is in shared memory */
 				rte_pktmbuf_free_bulk(mb + i, got - i);
-				q->errors++;
+				vf_ctr_add(q->errors, 1);
 				goto publish;
 			}
 			d->region = r->index;
@@ -231,7 +231,7 @@ uint16_t memif_rx_client_zc(void *qv, struct rte_mbuf **pkts, uint16_t n)
 	tail = vf_load_acq16(&q->ring->tail);
 	avail = tail - q->last;
 	if (unlikely(avail > (uint16_t)(q->posted - q->last))) {
-		q->ring_err++;
+		vf_ctr_add(q->ring_err, 1);
 		__atomic_store_n(&q->broken, 1, __ATOMIC_RELEASE);
 		return 0;
 	}
@@ -270,16 +270,17 @@ uint16_t memif_rx_client_zc(void *qv, struct rte_mbuf **pkts, uint16_t n)
 		}
 		first = i + 1;
 		if (unlikely(bad)) {
-			q->bad_desc++;
+			vf_ctr_add(q->bad_desc, 1);
 			rte_pktmbuf_free(head);
 			continue;
 		}
 		bytes += head->pkt_len;
 		pkts[npkts++] = head;
 	}
-	q->last += first;
-	q->pkts += npkts;
-	q->bytes += bytes;
+	/* Relaxed: memif_if_drain() watches it from the control thread. */
+	__atomic_store_n(&q->last, (uint16_t)(q->last + first), __ATOMIC_RELAXED);
+	vf_ctr_add(q->pkts, npkts);
+	vf_ctr_add(q->bytes, bytes);
 	if (first == 0 && avail == q->size)
 		__atomic_store_n(&q->broken, 1, __ATOMIC_RELEASE);	/* endless chain */
 	memif_client_refill_zc(q);

@@ -53,7 +53,7 @@ uint16_t vh_rarp_dequeue(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n,
 		return dequeue(vq, pkts, n);
 	m = rte_pktmbuf_alloc(vq->pool);
 	if (!m) {
-		vq->st.nombuf++;
+		vf_ctr_add(vq->st.nombuf, 1);
 		__atomic_store_n(&vq->rarp_pending, true, __ATOMIC_RELAXED);
 		return dequeue(vq, pkts, n);
 	}
@@ -62,8 +62,8 @@ uint16_t vh_rarp_dequeue(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n,
 	m->pkt_len = RARP_LEN;
 	m->port = vq->port_id;
 	pkts[0] = m;
-	vq->st.rarp++;
-	vq->st.packets++;
-	vq->st.bytes += RARP_LEN;
+	vf_ctr_add(vq->st.rarp, 1);
+	vf_ctr_add(vq->st.packets, 1);
+	vf_ctr_add(vq->st.bytes, RARP_LEN);
 	return (uint16_t)(1 + dequeue(vq, pkts + 1, (uint16_t)(n - 1)));
 }

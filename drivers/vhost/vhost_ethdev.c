@@ -138,7 +138,7 @@ static void vhost_link_get(struct vf_port *port, struct vf_link *link)
 
 static uint64_t since(const uint64_t *now, const uint64_t *base, size_t k)
 {
-	return now[k] - base[k];
+	return vf_ctr_read(now[k]) - base[k];
 }
 
 /* Counter k of vring i since the last reset. */

@@ -132,7 +132,7 @@ static void mark(struct vh_vq *vq, const struct vh_log *l, uint64_t gpa, uint64_
 	if (!len)
 		return;
 	if (__builtin_add_overflow(gpa, len - 1, &last)) {
-		vq->st.log_miss++;
+		vf_ctr_add(vq->st.log_miss, 1);
 		return;
 	}
 	last >>= VH_LOG_PAGE_SHIFT;
@@ -141,10 +141,10 @@ static void mark(struct vh_vq *vq, const struct vh_log *l, uint64_t gpa, uint64_
 		uint8_t bit = (uint8_t)(1u << (p & 7));
 
 		if (byte >= l->size) {
-			vq->st.log_miss += last - p + 1;
+			vf_ctr_add(vq->st.log_miss, last - p + 1);
 			return;
 		}
-		vq->st.log_pages++;
+		vf_ctr_add(vq->st.log_pages, 1);
 		/* Atomic OR: the front-end clears bits concurrently, and other
 		 * cores mark the same bytes.  The write it records came first. */
 		if (!(__atomic_load_n(&l->bits[byte], __ATOMIC_RELAXED) & bit))
@@ -181,7 +181,7 @@ void vh_log_host(struct vh_vq *vq, const struct vh_log *l, const void *ptr, uint
 			}
 		}
 		if (i == m->nregions) {	/* not guest memory: cannot be logged */
-			vq->st.log_miss += pages_of(p, len);
+			vf_ctr_add(vq->st.log_miss, pages_of(p, len));
 			return;
 		}
 	}

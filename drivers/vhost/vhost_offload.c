@@ -92,8 +92,8 @@ uint16_t vh_ol_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 
 	if (unlikely(k != got)) {
 		/* refused frames are not received ones (ierrors has them) */
-		vq->st.packets -= (uint64_t)(got - k);
-		vq->st.bytes -= vq->ol.rx.dropped_bytes - db;
+		vf_ctr_add(vq->st.packets, -((uint64_t)(got - k)));
+		vf_ctr_add(vq->st.bytes, -(vq->ol.rx.dropped_bytes - db));
 	}
 	return k;
 }

@@ -150,20 +150,29 @@ static int h_set_features(struct vh_ctx *c)
 	if (f & ~(VH_FEATURES | dev->ol_offer))
 		return reject(c, "SET_FEATURES 0x%llx has bits we did not offer",
 			      (unsigned long long)f);
+	bool running = any_ready(dev);
+
 	/* QEMU turns dirty logging on and off under running rings; nothing
 	 * else may change then. */
 	if (dev->features_set && ((f ^ dev->features) & ~(1ull << VHOST_F_LOG_ALL)) &&
-	    any_ready(dev))
+	    running)
 		return reject(c, "features changed while rings run");
+	running = running && dev->features_set;
 	dev->features = f;
 	dev->features_set = true;
-	for (unsigned int i = 0; i < 2u * dev->nb_qp; i++) {
+	/* Under running rings the per-ring copies below are what they were
+	 * (only LOG_ALL changed, vh_log_update() handles it): not rewritten
+	 * under the cores that read them. */
+	for (unsigned int i = 0; !running && i < 2u * dev->nb_qp; i++) {
 		struct vh_vq *vq = &dev->vq[i];
 
 		vq->event_idx = f & (1ull << VIRTIO_RING_F_EVENT_IDX);
 		vq->mrg_rxbuf = f & (1ull << VIRTIO_NET_F_MRG_RXBUF);
 		vq->in_order = f & (1ull << VIRTIO_F_IN_ORDER);
-		vq->packed = f & (1ull << VIRTIO_F_RING_PACKED);
+		/* Relaxed: vh_vq_dequeue/enqueue read it before their ready
+		 * check (a stopped ring returns 0 whichever layout). */
+		__atomic_store_n(&vq->packed, !!(f & (1ull << VIRTIO_F_RING_PACKED)),
+				 __ATOMIC_RELAXED);
 		vh_ol_set_features(vq, f);
 		vq->hdr_len = (f & ((1ull << VIRTIO_NET_F_MRG_RXBUF) |
 				    (1ull << VIRTIO_F_VERSION_1))) ? 12 : 10;
@@ -822,7 +831,7 @@ void vh_dev_disconnect(struct vh_dev *dev)
 		memset(&vq->addr, 0, sizeof(vq->addr));
 		vq->dirty_log = NULL;	/* the cores are out (stop_rings) */
 		vq->log_used_gpa = VH_LOG_NO_GPA;
-		vq->rarp_pending = false;
+		__atomic_store_n(&vq->rarp_pending, false, __ATOMIC_RELAXED);	/* read before ready */
 	}
 	vh_log_free(dev->log);
 	dev->log = NULL;

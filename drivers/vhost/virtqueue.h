@@ -16,6 +16,7 @@
 #include <rte_memcpy.h>
 #include <rte_mempool.h>
 
+#include "vf_ctr.h"
 #include "vf_sync.h"
 #include "vhost_mem.h"
 #include "vhost_offload.h"
@@ -25,7 +26,8 @@ struct vh_log;
 /* Segments one buffer (descriptor chain) may have before we drop it. */
 #define VH_MAX_SEGS 64
 
-/* Data-path counters: written by the owning forwarding core only. */
+/* Data-path counters: written by the owning forwarding core only
+ * (vf_ctr_add()), read by the stats with vf_ctr_read(). */
 struct vh_vq_stats {
 	uint64_t packets, bytes;
 	uint64_t ring_full;	/* enqueue: no frontend buffer for a packet */

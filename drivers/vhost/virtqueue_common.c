@@ -30,7 +30,7 @@ const char *vh_walk_err_str(int rc)
 void vh_vq_break(struct vh_vq *vq, const char *why)
 {
 	vq->dp_broken = true;
-	vq->st.broken++;
+	vf_ctr_add(vq->st.broken, 1);
 	VF_LOG_ONCE(vq->log_broken, VF_LOG_WARN,
 		    "%s: vring %u: %s; ring stopped until reconnect",
 		    vq->port_name ? vq->port_name : "vhost", vq->idx, why);
@@ -76,7 +76,7 @@ static int chain_copy(struct vh_vq *vq, const struct vh_chain *c,
 			struct rte_mbuf *nx = rte_pktmbuf_alloc(vq->pool);
 
 			if (!nx) {
-				vq->st.nombuf++;
+				vf_ctr_add(vq->st.nombuf, 1);
 				return -1;
 			}
 			cur->next = nx;

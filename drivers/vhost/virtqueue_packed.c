@@ -314,7 +314,7 @@ static uint16_t deq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n
 		}
 		/* the group's good ones are taken, the bad one is left */
 		if (i == 4)
-			vq->st.batched += 4;
+			vf_ctr_add(vq->st.batched, 4);
 		cnt = (uint16_t)(cnt + i);
 		slot_advance(vq, &slot, &wrap, i);
 		if (i < g)
@@ -363,7 +363,7 @@ static uint16_t enq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n
 			ids[cnt + i] = id;
 		}
 		if (i == 4)
-			vq->st.batched += 4;
+			vf_ctr_add(vq->st.batched, 4);
 		cnt = (uint16_t)(cnt + i);
 		slot_advance(vq, &slot, &wrap, i);
 		if (i < g)
@@ -394,13 +394,14 @@ uint16_t vh_packed_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct vh_vq *vq = q;
 	struct pk_done dn;
-	uint16_t got = 0, old_used = vq->last_used, k = 0;
+	uint16_t got = 0, old_used, k = 0;
 	uint32_t consumed = 0, room;
 	bool moved = false;
 	uint64_t bytes = 0;
 
 	if (!__atomic_load_n(&vq->ready, __ATOMIC_ACQUIRE) || vq->dp_broken || n == 0)
 		return 0;
+	old_used = vq->last_used;	/* the control thread's until ready */
 	/* Allocate only for what is there: count the available slots ahead
 	 * (an upper bound on the buffers; the flags are read again with
 	 * acquire before each buffer is used). */
@@ -422,7 +423,7 @@ uint16_t vh_packed_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 		n = cnt;
 	}
 	if (vf_mbuf_alloc_bulk_len(vq->pool, pkts, n, vq->port_id, 0) != 0) {
-		vq->st.nombuf++;
+		vf_ctr_add(vq->st.nombuf, 1);
 		return 0;
 	}
 	room = vh_mbuf_room(vq);
@@ -467,7 +468,7 @@ uint16_t vh_packed_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 			bytes += pkts[got]->pkt_len;
 			got++;
 		} else {
-			vq->st.bad_packet++;	/* P5: returned unread */
+			vf_ctr_add(vq->st.bad_packet, 1);	/* P5: returned unread */
 		}
 		moved = true;
 		deq_used(vq, &dn, id, nd);
@@ -478,8 +479,8 @@ uint16_t vh_packed_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 		vf_mbuf_free_bulk(&pkts[got], n - got);
 	shadow_flush(vq, &dn.sh, false);
 	pk_call(vq, old_used, moved);
-	vq->st.packets += got;
-	vq->st.bytes += bytes;
+	vf_ctr_add(vq->st.packets, got);
+	vf_ctr_add(vq->st.bytes, bytes);
 	return got;
 }
 
@@ -578,10 +579,10 @@ uint16_t vh_packed_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n)
 			sent++;
 			bytes += pkts[done]->pkt_len;
 		} else if (rc == ENQ_DROP) {
-			vq->st.too_big++;
+			vf_ctr_add(vq->st.too_big, 1);
 		} else {
 			if (rc == ENQ_FULL)
-				vq->st.ring_full += n - done;
+				vf_ctr_add(vq->st.ring_full, n - done);
 			break;
 		}
 		done++;
@@ -590,8 +591,8 @@ uint16_t vh_packed_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n)
 	pk_call(vq, old_used, sent != 0);
 	if (done)
 		vf_mbuf_free_bulk(pkts, done);
-	vq->st.packets += sent;
-	vq->st.bytes += bytes;
+	vf_ctr_add(vq->st.packets, sent);
+	vf_ctr_add(vq->st.bytes, bytes);
 	return done;
 }
 
@@ -652,16 +653,20 @@ void vh_packed_start(struct vh_vq *vq)
 uint16_t vh_vq_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct vh_vq *vq = q;
+	/* Relaxed: read before the ready check, SET_FEATURES writes it while
+	 * the ring is stopped. */
+	bool packed = __atomic_load_n(&vq->packed, __ATOMIC_RELAXED);
 
 	/* After a migration: one announcement ahead of the guest's frames. */
 	if (unlikely(__atomic_load_n(&vq->rarp_pending, __ATOMIC_RELAXED)))
-		return vh_rarp_dequeue(vq, pkts, n, vq->packed ? vh_packed_dequeue : vh_split_dequeue);
-	return vq->packed ? vh_packed_dequeue(q, pkts, n) : vh_split_dequeue(q, pkts, n);
+		return vh_rarp_dequeue(vq, pkts, n, packed ? vh_packed_dequeue : vh_split_dequeue);
+	return packed ? vh_packed_dequeue(q, pkts, n) : vh_split_dequeue(q, pkts, n);
 }
 
 uint16_t vh_vq_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	const struct vh_vq *vq = q;
 
-	return vq->packed ? vh_packed_enqueue(q, pkts, n) : vh_split_enqueue(q, pkts, n);
+	return __atomic_load_n(&vq->packed, __ATOMIC_RELAXED) ? vh_packed_enqueue(q, pkts, n) :
+								 vh_split_enqueue(q, pkts, n);
 }

@@ -171,7 +171,7 @@ uint16_t vh_split_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 	}
 	cnt = RTE_MIN(cnt, n);
 	if (vf_mbuf_alloc_bulk_len(vq->pool, pkts, cnt, vq->port_id, 0) != 0) {
-		vq->st.nombuf++;
+		vf_ctr_add(vq->st.nombuf, 1);
 		return 0;
 	}
 	room = vh_mbuf_room(vq);
@@ -218,7 +218,7 @@ uint16_t vh_split_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 				got++;
 			} else {
 				/* P5: give the buffer back unread, keep the ring moving */
-				vq->st.bad_packet++;
+				vf_ctr_add(vq->st.bad_packet, 1);
 			}
 			vq->used->ring[used_idx & vq->mask].id = heads[i];
 			vq->used->ring[used_idx & vq->mask].len = 0;
@@ -234,8 +234,8 @@ uint16_t vh_split_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
 		vq_suppress_kicks(vq);
 		vq_publish(vq, used_idx);
 	}
-	vq->st.packets += got;
-	vq->st.bytes += bytes;
+	vf_ctr_add(vq->st.packets, got);
+	vf_ctr_add(vq->st.bytes, bytes);
 	return got;
 }
 
@@ -389,7 +389,7 @@ uint16_t vh_split_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n)
 		return 0;
 	}
 	if (avail_idx == vq->last_avail) {
-		vq->st.ring_full += n;	/* the front-end posted no buffers */
+		vf_ctr_add(vq->st.ring_full, n);	/* the front-end posted no buffers */
 		return 0;
 	}
 	used_idx = vq->last_used;
@@ -411,7 +411,7 @@ uint16_t vh_split_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n)
 			sent++;
 			bytes += pkts[done]->pkt_len;
 		} else if (rc == ENQ_DROP) {
-			vq->st.too_big++;
+			vf_ctr_add(vq->st.too_big, 1);
 		} else {
 			break;
 		}
@@ -419,15 +419,15 @@ uint16_t vh_split_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n)
 		done++;
 	}
 	if (done < n && !vq->dp_broken)
-		vq->st.ring_full += n - done;
+		vf_ctr_add(vq->st.ring_full, n - done);
 	if (used_idx != vq->last_used) {
 		vq_suppress_kicks(vq);
 		vq_publish(vq, used_idx);
 	}
 	if (done)
 		vf_mbuf_free_bulk(pkts, done);
-	vq->st.packets += sent;
-	vq->st.bytes += bytes;
+	vf_ctr_add(vq->st.packets, sent);
+	vf_ctr_add(vq->st.bytes, bytes);
 	return done;
 }
 

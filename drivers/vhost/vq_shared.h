@@ -31,7 +31,7 @@ static inline void vh_vq_call(struct vh_vq *vq)
 		uint64_t one = 1;
 
 		if (write(fd, &one, sizeof(one)) == sizeof(one))
-			vq->st.calls++;
+			vf_ctr_add(vq->st.calls, 1);
 	}
 }
 

@@ -14,8 +14,8 @@ static inline uint16_t rx_ol(struct vio_queue *q, struct rte_mbuf **pkts, uint16
 	k = vnet_ol_rx(pkts, n, VIO_HDR_LEN, q->ol_rx_allowed, true, &q->ol_rx);
 	if (unlikely(k != n)) {
 		/* refused frames are not received ones (ierrors has them) */
-		q->st.packets -= (uint64_t)(n - k);
-		q->st.bytes -= q->ol_rx.dropped_bytes - db;
+		vf_ctr_add(q->st.packets, -((uint64_t)(n - k)));
+		vf_ctr_add(q->st.bytes, -(q->ol_rx.dropped_bytes - db));
 	}
 	return k;
 }

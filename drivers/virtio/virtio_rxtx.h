@@ -2,8 +2,9 @@
  *
  * One struct vio_queue per vring.  The forwarding core that owns the queue
  * is its only writer; the control thread flips `ready` and, after
- * vf_sync_wait(), resets the ring.  Counters are plain uint64_t (single
- * writer), read by the control/main thread. */
+ * vf_sync_wait(), resets the ring.  Counters have that single writer
+ * (vf_ctr_add(), relaxed), read by the control/main thread with
+ * vf_ctr_read(). */
 #ifndef VIRTIO_RXTX_H
 #define VIRTIO_RXTX_H
 
@@ -18,6 +19,7 @@
 #include <rte_mempool.h>
 
 #include "common/vnet_ol.h"
+#include "vf_ctr.h"
 #include "vf_offload.h"
 #include "virtqueue_split.h"
 #include "virtqueue_packed.h"

@@ -63,7 +63,7 @@ static __rte_always_inline void vio_kick_if_asked(struct vio_queue *q, bool pack
 		ssize_t r = write(q->kickfd, &one, sizeof(one));
 
 		(void)r;
-		q->st.kicks++;
+		vf_ctr_add(q->st.kicks, 1);
 	}
 }
 
@@ -174,10 +174,10 @@ post:
 	if (i > dropped) {
 		vio_ring_publish(q, packed);
 		vio_kick_if_asked(q, packed);
-		q->st.packets += i - dropped;
-		q->st.bytes += bytes;
+		vf_ctr_add(q->st.packets, i - dropped);
+		vf_ctr_add(q->st.bytes, bytes);
 	}
-	q->st.errors += dropped;
+	vf_ctr_add(q->st.errors, dropped);
 	return i;
 }
 
@@ -198,7 +198,7 @@ static __rte_always_inline uint16_t vio_rx_post_body(struct vio_queue *q, uint16
 		uint16_t k = want < VIO_CHUNK ? want : VIO_CHUNK, i;
 
 		if (rte_mempool_get_bulk(q->pool, (void **)m, k) != 0) {
-			q->st.nombuf += k;
+			vf_ctr_add(q->st.nombuf, k);
 			break;
 		}
 		for (i = 0; i < k; i++)
@@ -225,7 +225,7 @@ static inline void vio_rx_drop_partial(struct vio_queue *q)
 		rte_pktmbuf_free(q->mrg_first);
 		q->mrg_first = q->mrg_last = NULL;
 		q->mrg_left = 0;
-		q->st.errors++;
+		vf_ctr_add(q->st.errors, 1);
 	}
 }
 
@@ -233,8 +233,8 @@ static inline void vio_rx_bad(struct vio_queue *q, struct rte_mbuf *m, uint64_t 
 {
 	vio_rx_putback(m);
 	vio_rx_drop_partial(q);
-	(*ctr)++;
-	q->st.errors++;
+	vf_ctr_add(*ctr, 1);
+	vf_ctr_add(q->st.errors, 1);
 }
 
 /* One used buffer of a packet: a whole one, the first of a mergeable one
@@ -320,8 +320,8 @@ static __rte_always_inline void vio_rx_end(struct vio_queue *q, bool packed, uin
 			vio_kick_if_asked(q, packed);
 		}
 	}
-	q->st.packets += nrx;
-	q->st.bytes += bytes;
+	vf_ctr_add(q->st.packets, nrx);
+	vf_ctr_add(q->st.bytes, bytes);
 }
 
 /* Rx: every free descriptor gets a buffer, published, not kicked. */

@@ -1167,15 +1167,15 @@ static void vu_stats_get(struct vf_port *port, struct vf_port_stats *st)
 	for (i = 0; i < d->active_qp; i++) {
 		const struct vio_qstats *r = &d->rxq[i]->st, *t = &d->txq[i]->st;
 
-		st->ipackets += r->packets;
-		st->ibytes += r->bytes;
-		st->ierrors += r->errors;
+		st->ipackets += vf_ctr_read(r->packets);
+		st->ibytes += vf_ctr_read(r->bytes);
+		st->ierrors += vf_ctr_read(r->errors);
 		for (int e = 1; e < VNET_OL_NB_ERR; e++)
 			st->ierrors += d->rxq[i]->ol_rx.err[e];
-		st->rx_nombuf += r->nombuf;
-		st->opackets += t->packets;
-		st->obytes += t->bytes;
-		st->oerrors += t->errors + d->txq[i]->ol_tx.st.sw_nombuf +
+		st->rx_nombuf += vf_ctr_read(r->nombuf);
+		st->opackets += vf_ctr_read(t->packets);
+		st->obytes += vf_ctr_read(t->bytes);
+		st->oerrors += vf_ctr_read(t->errors) + d->txq[i]->ol_tx.st.sw_nombuf +
 			       d->txq[i]->ol_tx.st.sw_bad + d->txq[i]->ol_tx.st.sw_unsent;
 	}
 }
@@ -1261,11 +1261,11 @@ static int vu_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned int
 			v[5] += r->vq.err[VQS_ERR_BAD_LEN] + t->vq.err[VQS_ERR_BAD_LEN];
 			v[6] += r->vq.err[VQS_ERR_IDX_JUMP] + t->vq.err[VQS_ERR_IDX_JUMP];
 		}
-		v[7] += r->st.bad_len;
-		v[8] += r->st.bad_hdr;
-		v[9] += r->st.kicks;
-		v[10] += t->st.kicks;
-		v[11] += r->st.nombuf;
+		v[7] += vf_ctr_read(r->st.bad_len);
+		v[8] += vf_ctr_read(r->st.bad_hdr);
+		v[9] += vf_ctr_read(r->st.kicks);
+		v[10] += vf_ctr_read(t->st.kicks);
+		v[11] += vf_ctr_read(r->st.nombuf);
 	}
 	v[13] = d->peer_rejects;
 	for (i = 0; i < 14 && i < n; i++) {

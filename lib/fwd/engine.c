@@ -10,6 +10,7 @@
 #include "fwd_priv.h"
 #include "vf_log.h"
 #include "vf_sync.h"
+#include "vf_tsan.h"
 
 struct fwd_lcore {
 	unsigned int lcore;
@@ -21,8 +22,10 @@ static struct vf_stream *streams;
 static unsigned int nb_streams;
 static struct fwd_lcore lcores[RTE_MAX_LCORE];
 static unsigned int nb_lcores_used;
-static volatile bool stop_flag;
-volatile bool vf__fwd_draining;
+/* Set by the main thread, polled by the forwarding lcores: relaxed (what
+ * they wrote is ordered by rte_eal_wait_lcore(), not by the flag). */
+static bool stop_flag;
+bool vf__fwd_draining;
 static bool running;
 static uint64_t start_tsc, stop_tsc;
 
@@ -151,7 +154,8 @@ static void wait_link(struct vf_port *port)
 {
 	struct vf_link l;
 
-	for (unsigned int ms = 0; ms < TX_FIRST_LINK_WAIT_MS && !stop_flag; ms++) {
+	for (unsigned int ms = 0; ms < TX_FIRST_LINK_WAIT_MS &&
+	     !__atomic_load_n(&stop_flag, __ATOMIC_RELAXED); ms++) {
 		vf_port_link(port, &l);
 		if (l.up)
 			return;
@@ -162,10 +166,16 @@ static void wait_link(struct vf_port *port)
 static int lcore_loop(void *arg)
 {
 	struct fwd_lcore *fl = arg;
-	struct vf_stream *fs = &streams[fl->first];
-	const struct vf_fwd_mode *mode = fs->cfg->mode;
-	unsigned int n = fl->count;
+	struct vf_stream *fs;
+	const struct vf_fwd_mode *mode;
+	unsigned int n;
 
+	/* Pairs with the release before rte_eal_remote_launch(): before the
+	 * first read of what the main thread set up. */
+	vf_tsan_acquire(fl);
+	fs = &streams[fl->first];
+	mode = fs->cfg->mode;
+	n = fl->count;
 	vf_sync_thread_online(fl->lcore);
 	if (fl->tx_first)
 		for (unsigned int i = 0; i < n; i++)
@@ -176,12 +186,14 @@ static int lcore_loop(void *arg)
 			uint16_t k = vf_fwd_gen_fill(&fs[i], pkts, fs[i].burst, false);
 			fwd_tx(&fs[i], pkts, k);
 		}
-	while (!stop_flag) {
+	while (!__atomic_load_n(&stop_flag, __ATOMIC_RELAXED)) {
 		for (unsigned int i = 0; i < n; i++)
 			mode->fwd(&fs[i]);
 		vf_sync_quiescent(fl->lcore);
 	}
 	vf_sync_thread_offline(fl->lcore);
+	/* Pairs with the acquire after rte_eal_wait_lcore(). */
+	vf_tsan_release(fl);
 	return 0;
 }
 
@@ -205,8 +217,8 @@ int vf_fwd_start(unsigned int tx_first_bursts)
 		if ((cfg->mode->stream_init || tx_first_bursts) && !fs->mode_priv)
 			return -ENOMEM;
 	}
-	stop_flag = false;
-	vf__fwd_draining = false;
+	__atomic_store_n(&stop_flag, false, __ATOMIC_RELAXED);
+	__atomic_store_n(&vf__fwd_draining, false, __ATOMIC_RELAXED);
 	start_tsc = rte_rdtsc();
 	running = true;
 	for (unsigned int i = 0; i < nb_lcores_used; i++) {
@@ -214,6 +226,9 @@ int vf_fwd_start(unsigned int tx_first_bursts)
 		 * state of its own sends by itself. */
 		lcores[i].tx_first = streams[lcores[i].first].priv_mode &&
 			streams[lcores[i].first].priv_mode->stream_fini ? 0 : tx_first_bursts;
+		/* The launch orders everything written so far before the
+		 * lcore's start (DPDK's atomics, which TSan cannot see). */
+		vf_tsan_release(&lcores[i]);
 		if (rte_eal_remote_launch(lcore_loop, &lcores[i], lcores[i].lcore)) {
 			VF_ERR("cannot launch forwarding on lcore %u", lcores[i].lcore);
 			vf_fwd_stop();
@@ -235,17 +250,19 @@ void vf_fwd_stop(void)
 		 * still count, so the receivers go on a while. */
 		stop_tsc = rte_rdtsc();
 		drained = true;
-		vf__fwd_draining = true;
+		__atomic_store_n(&vf__fwd_draining, true, __ATOMIC_RELAXED);
 		rte_delay_us_sleep(cfg->drain_ms * 1000u);
 	}
-	stop_flag = true;
-	for (unsigned int i = 0; i < nb_lcores_used; i++)
+	__atomic_store_n(&stop_flag, true, __ATOMIC_RELAXED);
+	for (unsigned int i = 0; i < nb_lcores_used; i++) {
 		rte_eal_wait_lcore(lcores[i].lcore);
+		vf_tsan_acquire(&lcores[i]);
+	}
 	for (unsigned int i = 0; i < nb_streams; i++)
 		stream_release(&streams[i]);
 	if (!drained)
 		stop_tsc = rte_rdtsc();
-	vf__fwd_draining = false;
+	__atomic_store_n(&vf__fwd_draining, false, __ATOMIC_RELAXED);
 	running = false;
 }
 
@@ -254,13 +271,14 @@ void vf_fwd_stats_clear(void)
 	for (unsigned int i = 0; i < nb_streams; i++) {
 		struct vf_stream *fs = &streams[i];
 
-		fs->stats_base[0] = fs->rx_packets;
-		fs->stats_base[1] = fs->tx_packets;
-		fs->stats_base[2] = fs->fwd_dropped;
+		fs->stats_base[0] = vf_ctr_read(fs->rx_packets);
+		fs->stats_base[1] = vf_ctr_read(fs->tx_packets);
+		fs->stats_base[2] = vf_ctr_read(fs->fwd_dropped);
 		if (!fs->bursts_base)
 			fs->bursts_base = rte_zmalloc("vf_hist", sizeof(fs->rx_bursts), 0);
 		if (fs->bursts_base)
-			memcpy(fs->bursts_base, fs->rx_bursts, sizeof(fs->rx_bursts));
+			for (unsigned int b = 0; b <= VF_MAX_BURST; b++)
+				fs->bursts_base[b] = vf_ctr_read(fs->rx_bursts[b]);
 		if (fs->priv_mode && fs->priv_mode->stats_clear)
 			fs->priv_mode->stats_clear(fs);
 	}

@@ -9,8 +9,8 @@ static inline uint16_t fwd_rx(struct vf_stream *fs, struct rte_mbuf **pkts)
 {
 	uint16_t n = vf_port_rx(fs->rx_port, fs->rx_queue, pkts, fs->burst);
 
-	fs->rx_bursts[n]++;
-	fs->rx_packets += n;
+	vf_ctr_add(fs->rx_bursts[n], 1);
+	vf_ctr_add(fs->rx_packets, n);
 	return n;
 }
 
@@ -21,9 +21,9 @@ static inline void fwd_tx(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t
 	if (n == 0)
 		return;
 	sent = vf_port_tx(fs->tx_port, fs->tx_queue, pkts, n);
-	fs->tx_packets += sent;
+	vf_ctr_add(fs->tx_packets, sent);
 	if (unlikely(sent < n)) {
-		fs->fwd_dropped += (uint64_t)(n - sent);
+		vf_ctr_add(fs->fwd_dropped, (uint64_t)(n - sent));
 		vf_mbuf_free_bulk(pkts + sent, n - sent);
 	}
 }
@@ -43,7 +43,7 @@ void vf_fwd_gen_release(struct vf_stream *fs);
 
 /* Set while a draining mode's stop waits for late packets: generators
  * stop sending, receivers go on. */
-extern volatile bool vf__fwd_draining;
+extern bool vf__fwd_draining;	/* relaxed loads and stores */
 
 #define VF_FWD_MODE(sym) extern const struct vf_fwd_mode sym
 

@@ -24,7 +24,7 @@ uint16_t vf_fwd_gen_send(struct vf_stream *fs, bool flows)
 
 	if (t->npend) {
 		sent = vf_port_tx(fs->tx_port, fs->tx_queue, t->pend, t->npend);
-		fs->tx_packets += sent;
+		vf_ctr_add(fs->tx_packets, sent);
 		t->npend -= sent;
 		memmove(t->pend, t->pend + sent, t->npend * sizeof(t->pend[0]));
 		return sent;
@@ -37,7 +37,7 @@ uint16_t vf_fwd_gen_send(struct vf_stream *fs, bool flows)
 	}
 	fs->gen_left -= n;	/* n <= gen_left: the budget saw to it */
 	sent = n ? vf_port_tx(fs->tx_port, fs->tx_queue, pkts, n) : 0;
-	fs->tx_packets += sent;
+	vf_ctr_add(fs->tx_packets, sent);
 	t->npend = n - sent;
 	memcpy(t->pend, pkts + sent, t->npend * sizeof(pkts[0]));
 	return sent;
@@ -49,7 +49,7 @@ void vf_fwd_gen_release(struct vf_stream *fs)
 
 	if (!t || !t->npend)
 		return;
-	fs->fwd_dropped += t->npend;
+	vf_ctr_add(fs->fwd_dropped, t->npend);
 	rte_pktmbuf_free_bulk(t->pend, t->npend);
 	t->npend = 0;
 }
@@ -121,7 +121,7 @@ uint16_t vf_fwd_gen_fill(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t 
 	if (!t || n == 0)
 		return 0;
 	if (vf_mbuf_alloc_bulk_len(fs->cfg->pool, pkts, n, fs->tx_port->id, t->len)) {
-		fs->fwd_dropped += n;
+		vf_ctr_add(fs->fwd_dropped, n);
 		return 0;
 	}
 	for (uint16_t i = 0; i < n; i++) {

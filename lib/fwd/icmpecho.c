@@ -19,7 +19,7 @@ static void icmpecho_fwd(struct vf_stream *fs)
 			drop[nd++] = m;
 	}
 	if (nd) {
-		fs->fwd_dropped += nd;
+		vf_ctr_add(fs->fwd_dropped, nd);
 		vf_mbuf_free_bulk(drop, nd);
 	}
 	fwd_tx(fs, pkts, keep);

@@ -66,7 +66,7 @@ static void impair_fwd(struct vf_stream *fs)
 	if (n) {
 		no = vf_impair_input(im, (void **)pkts, n, now, &ops, out, drop, &nd);
 		if (nd) {
-			fs->fwd_dropped += nd;
+			vf_ctr_add(fs->fwd_dropped, nd);
 			rte_pktmbuf_free_bulk((struct rte_mbuf **)drop, nd);
 		}
 	}
@@ -74,10 +74,10 @@ static void impair_fwd(struct vf_stream *fs)
 		/* No line: what the port refuses is dropped, as io does. */
 		uint16_t sent = no ? tx_bursts(fs, out, no) : 0;
 
-		fs->tx_packets += sent;
+		vf_ctr_add(fs->tx_packets, sent);
 		im->c.tx += sent;
 		if (sent < no) {
-			fs->fwd_dropped += no - sent;
+			vf_ctr_add(fs->fwd_dropped, no - sent);
 			im->c.tx_dropped += no - sent;
 			rte_pktmbuf_free_bulk((struct rte_mbuf **)out + sent, no - sent);
 		}
@@ -94,7 +94,7 @@ static void impair_fwd(struct vf_stream *fs)
 			break;
 		sent = vf_port_tx(fs->tx_port, fs->tx_queue, (struct rte_mbuf **)out, (uint16_t)k);
 		vf_impair_sent(im, sent);
-		fs->tx_packets += sent;
+		vf_ctr_add(fs->tx_packets, sent);
 		if (sent < k)
 			break;
 	}
@@ -125,7 +125,7 @@ static void impair_stream_fini(struct vf_stream *fs)
 	if (!ip)
 		return;
 	while ((k = vf_impair_flush(&ip->im, out, VF_MAX_BURST)) > 0) {
-		fs->fwd_dropped += k;
+		vf_ctr_add(fs->fwd_dropped, k);
 		rte_pktmbuf_free_bulk((struct rte_mbuf **)out, k);
 	}
 }

@@ -126,7 +126,7 @@ static void tx_pending(struct vf_stream *fs, struct meas_tx *t)
 	for (uint16_t i = 0; i < t->npend; i++)
 		stamp_one(t, rte_pktmbuf_mtod(t->pend[i], uint8_t *), fs->id, tsc);
 	sent = vf_port_tx(fs->tx_port, fs->tx_queue, t->pend, t->npend);
-	fs->tx_packets += sent;
+	vf_ctr_add(fs->tx_packets, sent);
 	t->sent += sent;
 	t->npend -= sent;
 	if (t->npend)
@@ -145,7 +145,7 @@ static void tx_burst(struct vf_stream *fs, struct meas_tx *t)
 	if (!n)
 		return;
 	if (vf_mbuf_alloc_bulk_len(fs->cfg->pool, t->pend, n, fs->tx_port->id, t->len)) {
-		fs->fwd_dropped += n;	/* nothing stamped: not a loss */
+		vf_ctr_add(fs->fwd_dropped, n);	/* nothing stamped: not a loss */
 		return;
 	}
 	if (fs->cfg->count)
@@ -257,7 +257,7 @@ static void measure_fwd(struct vf_stream *fs)
 		t->sent = 0;
 		fs->gen_left = fs->cfg->count;
 	}
-	if (likely(!vf__fwd_draining))
+	if (likely(!__atomic_load_n(&vf__fwd_draining, __ATOMIC_RELAXED)))
 		tx_burst(fs, t);
 	else
 		release_pending(fs, t);

@@ -233,6 +233,23 @@ def soak_sigkill_peer():
     check(ours.quit() == 0, "exit")
 
 
+def wait_received(srv, i, timeout=60):
+    """Until a --stats-period line of srv shows packets received: traffic
+    flows (the peer starts its EAL first; under a sanitizer, slowly)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        line = srv.stdout.readline()	# one a second at least
+        if not line:
+            break
+        try:
+            st = json.loads(line)
+        except ValueError:
+            continue
+        if st.get("ports") and st["ports"][0]["ipackets"] > 0:
+            return
+    check(False, f"SIGTERM {i}: no traffic before the signal")
+
+
 def soak_sigterm_ours():
     d = vftest.tmpdir()
     for i in range(KILLS):
@@ -247,7 +264,7 @@ def soak_sigterm_ours():
         peer = Proc([binary("vfwd"), "-l", "0-1", "--main-lcore", "1", "--port",
                      f"memif,role=client,id=0,socket={path},socket-abstract=no",
                      "--fwd", "txonly"], interactive=False)
-        time.sleep(1.0)		# traffic flowing (the peer starts its EAL first)
+        wait_received(srv, i)
         t0 = time.monotonic()
         srv.send_signal(signal.SIGTERM)
         try:

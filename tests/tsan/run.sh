@@ -24,8 +24,13 @@ rc=0
 meson test -C build-tsan --no-rebuild --print-errorlogs --num-processes 1 \
     --timeout-multiplier 4 "$@" || rc=$?
 n=$(cat "$logs"/tsan.* 2>/dev/null | grep -c '^WARNING: ThreadSanitizer' || true)
-if [ "$n" -gt 0 ]; then
-    echo "tsan: $n reports:"
+# The runtime's own fatal errors (a thread finished with ignores enabled,
+# CHECK failed, a deadly signal) end the process through Die(), with
+# exitcode=0 an exit status of 0: counted here, or they would pass unseen.
+f=$(cat "$logs"/tsan.* 2>/dev/null | grep -c -e '^ThreadSanitizer: .*finished with ignores enabled' \
+    -e 'ThreadSanitizer: CHECK failed' -e 'ThreadSanitizer:DEADLYSIGNAL' -e '^==[0-9]*==ERROR: ThreadSanitizer' || true)
+if [ "$n" -gt 0 ] || [ "$f" -gt 0 ]; then
+    echo "tsan: $n reports, $f runtime errors:"
     cat "$logs"/tsan.*
     rc=1
 else
