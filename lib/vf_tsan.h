@@ -2,9 +2,11 @@
  *
  * DPDK is not built with -fsanitize=thread, so TSan cannot see the
  * synchronisation inside it: rte_eal_remote_launch()/rte_eal_wait_lcore()
- * order the main thread's start-up writes against the forwarding lcore,
- * and a mempool's ring hands an mbuf from the thread that frees it to the
- * one that allocates it, both with atomics in DPDK's own code.  These
+ * order the main thread's start-up writes against the forwarding lcore
+ * with atomics in DPDK's own code (lib/fwd/engine.c annotates both).  A
+ * mempool's ring hands mbufs between threads the same way; no annotation
+ * there so far: each such recycle is followed by a ring's `ready` release
+ * that the taking core acquires (tests/tsan/FINDINGS.md).  These
  * macros state such a hand-off to TSan: vf_tsan_release(p) on the giving
  * side, vf_tsan_acquire(p) on the taking side, on the same address.
  * Outside a TSan build they compile to nothing: no code on the data path. */
