@@ -6,6 +6,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "vf_ctr.h"
 #include "vf_mbuf.h"
 #include "vf_out.h"
 #include "vf_port.h"
@@ -37,11 +38,11 @@ static uint16_t null_rx(void *q, struct rte_mbuf **pkts, uint16_t n)
 	struct null_queue *nq = q;
 
 	if (unlikely(vf_mbuf_alloc_bulk_len(nq->pool, pkts, n, nq->port, nq->size))) {
-		nq->nombuf += n;
+		vf_ctr_add(nq->nombuf, n);
 		return 0;
 	}
-	nq->packets += n;
-	nq->bytes += (uint64_t)n * nq->size;
+	vf_ctr_add(nq->packets, n);
+	vf_ctr_add(nq->bytes, (uint64_t)n * nq->size);
 	return n;
 }
 
@@ -50,13 +51,13 @@ static uint16_t null_rx_copy(void *q, struct rte_mbuf **pkts, uint16_t n)
 	struct null_queue *nq = q;
 
 	if (unlikely(vf_mbuf_alloc_bulk_len(nq->pool, pkts, n, nq->port, nq->size))) {
-		nq->nombuf += n;
+		vf_ctr_add(nq->nombuf, n);
 		return 0;
 	}
 	for (uint16_t i = 0; i < n; i++)
 		rte_memcpy(rte_pktmbuf_mtod(pkts[i], void *), nq->dummy, nq->size);
-	nq->packets += n;
-	nq->bytes += (uint64_t)n * nq->size;
+	vf_ctr_add(nq->packets, n);
+	vf_ctr_add(nq->bytes, (uint64_t)n * nq->size);
 	return n;
 }
 
@@ -68,8 +69,8 @@ static uint16_t null_tx(void *q, struct rte_mbuf **pkts, uint16_t n)
 	for (uint16_t i = 0; i < n; i++)
 		bytes += pkts[i]->pkt_len;
 	vf_mbuf_free_bulk(pkts, n);
-	nq->packets += n;
-	nq->bytes += bytes;
+	vf_ctr_add(nq->packets, n);
+	vf_ctr_add(nq->bytes, bytes);
 	return n;
 }
 
@@ -85,8 +86,8 @@ static uint16_t null_tx_copy(void *q, struct rte_mbuf **pkts, uint16_t n)
 		bytes += pkts[i]->pkt_len;
 	}
 	vf_mbuf_free_bulk(pkts, n);
-	nq->packets += n;
-	nq->bytes += bytes;
+	vf_ctr_add(nq->packets, n);
+	vf_ctr_add(nq->bytes, bytes);
 	return n;
 }
 
@@ -166,11 +167,11 @@ static void null_stats(struct vf_port *port, struct vf_port_stats *st)
 	struct null_priv *p = port->priv;
 
 	for (uint16_t q = 0; q < VF_MAX_QUEUES; q++) {
-		st->ipackets += p->rxq[q].packets;
-		st->ibytes += p->rxq[q].bytes;
-		st->rx_nombuf += p->rxq[q].nombuf;
-		st->opackets += p->txq[q].packets;
-		st->obytes += p->txq[q].bytes;
+		st->ipackets += vf_ctr_read(p->rxq[q].packets);
+		st->ibytes += vf_ctr_read(p->rxq[q].bytes);
+		st->rx_nombuf += vf_ctr_read(p->rxq[q].nombuf);
+		st->opackets += vf_ctr_read(p->txq[q].packets);
+		st->obytes += vf_ctr_read(p->txq[q].bytes);
 	}
 }
 
@@ -182,16 +183,16 @@ static int null_xstats(struct vf_port *port, struct vf_xstat *xs, unsigned int n
 	for (uint16_t q = 0; q < port->conf.nb_rxq; q++, k += 2)
 		if (k + 1 < n) {
 			snprintf(xs[k].name, sizeof(xs[k].name), "rx_q%u_packets", q);
-			xs[k].value = p->rxq[q].packets;
+			xs[k].value = vf_ctr_read(p->rxq[q].packets);
 			snprintf(xs[k + 1].name, sizeof(xs[k + 1].name), "rx_q%u_bytes", q);
-			xs[k + 1].value = p->rxq[q].bytes;
+			xs[k + 1].value = vf_ctr_read(p->rxq[q].bytes);
 		}
 	for (uint16_t q = 0; q < port->conf.nb_txq; q++, k += 2)
 		if (k + 1 < n) {
 			snprintf(xs[k].name, sizeof(xs[k].name), "tx_q%u_packets", q);
-			xs[k].value = p->txq[q].packets;
+			xs[k].value = vf_ctr_read(p->txq[q].packets);
 			snprintf(xs[k + 1].name, sizeof(xs[k + 1].name), "tx_q%u_bytes", q);
-			xs[k + 1].value = p->txq[q].bytes;
+			xs[k + 1].value = vf_ctr_read(p->txq[q].bytes);
 		}
 	return (int)k;
 }

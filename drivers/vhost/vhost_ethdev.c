@@ -13,6 +13,7 @@
 #include "vf_out.h"
 #include "vf_peermem.h"
 #include "vf_port.h"
+#include "vf_ctl.h"
 #include "vhost_conn.h"
 #include "vhost_dev.h"
 
@@ -213,7 +214,7 @@ static void xs_put(void *arg, uint64_t v, const char *dir, unsigned int q, const
 	(*a->k)++;
 }
 
-static int vhost_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned int n)
+static int xstats_locked(struct vf_port *port, struct vf_xstat *xs, unsigned int n)
 {
 	struct vh_dev *dev = port->priv;
 	unsigned int k = 0;
@@ -251,7 +252,7 @@ static int vhost_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned 
 	return (int)k;
 }
 
-static void vhost_info(struct vf_port *port, struct vf_out *o)
+static void info_locked(struct vf_port *port, struct vf_out *o)
 {
 	struct vh_dev *dev = port->priv;
 
@@ -301,6 +302,46 @@ static void vhost_ring_info(struct vf_port *port, struct vf_out *o)
 		vf_out_obj_end(o);
 	}
 	vf_out_arr_end(o);
+}
+
+/* The connection state and its counters (last_error, connections, the
+ * ctl_* counts, the peer) are the control thread's: read them under its
+ * dispatch lock (vf_ctl_call), never halfway through a callback. */
+struct read_args {
+	struct vf_port *port;
+	struct vf_xstat *xs;
+	unsigned int n;
+	struct vf_out *o;
+	int ret;
+};
+
+static void xstats_fn(void *arg)
+{
+	struct read_args *a = arg;
+
+	a->ret = xstats_locked(a->port, a->xs, a->n);
+}
+
+static int vhost_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned int n)
+{
+	struct read_args a = { .port = port, .xs = xs, .n = n };
+
+	vf_ctl_call(xstats_fn, &a);
+	return a.ret;
+}
+
+static void info_fn(void *arg)
+{
+	struct read_args *a = arg;
+
+	info_locked(a->port, a->o);
+}
+
+static void vhost_info(struct vf_port *port, struct vf_out *o)
+{
+	struct read_args a = { .port = port, .o = o };
+
+	vf_ctl_call(info_fn, &a);
 }
 
 static const struct vf_driver vhost_driver = {

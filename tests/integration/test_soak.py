@@ -132,10 +132,14 @@ def soak_memif_client():
         ours.wait_state("connected")
         n = ours.dinfo()["disconnects"]
         srv.close()
-        # it reconnects at once (the listener's backlog takes it) and
-        # waits for HELLO in "handshake": count the disconnect instead
+        # it reconnects (the listener's backlog takes it) and waits for
+        # HELLO in "handshake": count the disconnect first
         wait_for(lambda: ours.dinfo()["disconnects"] == n + 1, timeout=30, step=0.02,
                  what="client disconnected")
+        # ... after reconnect-ms: end every cycle there (its socket open),
+        # not sometimes before it
+        wait_for(lambda: ours.dinfo()["state"] == "handshake", timeout=30, step=0.02,
+                 what="client reconnected")
     cycles("memif client", ours, one)
     check(ours.quit() == 0, "exit")
 
@@ -169,10 +173,16 @@ def soak_vhost_client():
     def one():
         c, _ = ls.accept()
         c.settimeout(None)
+        n = ours.dinfo()["connections"]
         fe = vhost_pypeer.FrontEnd(sock, sock=c)
         wait_for(lambda: link_is(ours, True), timeout=30, step=0.02, what="link up")
         fe.close()
         wait_for(lambda: link_is(ours, False), timeout=30, step=0.02, what="link down")
+        # Our client connects again within reconnect-ms, into the
+        # listener's backlog: end every cycle in that state (its socket
+        # and its timer open), not sometimes before it.
+        wait_for(lambda: ours.dinfo()["connections"] == n + 1, timeout=30, step=0.02,
+                 what="reconnected")
     cycles("vhost client", ours, one, pool=fwd_pool)
     check(ours.quit() == 0, "exit")
     ls.close()
