@@ -109,6 +109,30 @@ def wait_for(cond, timeout=30, step=0.1, what="condition"):
     fail(f"timed out waiting for {what}")
 
 
+# Shell round trips while a peer misbehaves.  The issue's figure (100 ms)
+# is reported, not enforced: a loaded or sanitizer-built machine misses it
+# now and then (one CI run read 125 ms under ASan).  What fails the test is
+# a round trip long enough to mean the control thread waited on the peer:
+# the shortest such wait in the code these tests guard against is the 1 s
+# message deadline, so half of it.
+ROUND_TRIP_TARGET = 0.100
+ROUND_TRIP_STALLED = 0.500
+
+
+def check_round_trips(times, what=""):
+    """Print the round trips' median, max and how many missed the target;
+    fail if any took long enough to be a wait on a peer."""
+    check(times, "no shell round trips were timed")
+    ts = sorted(times)
+    over = sum(t > ROUND_TRIP_TARGET for t in ts)
+    print(f"{len(ts)} shell round trips: median {ts[len(ts) // 2] * 1000:.1f} ms, "
+          f"max {ts[-1] * 1000:.1f} ms{' (' + what + ')' if what else ''}, "
+          f"{over} over {ROUND_TRIP_TARGET * 1000:.0f} ms", flush=True)
+    stalled = [round(t * 1000, 1) for t in times if t > ROUND_TRIP_STALLED]
+    check(not stalled, f"shell round trips over {ROUND_TRIP_STALLED * 1000:.0f} ms "
+          f"(the control thread waited on a peer): {stalled[:10]} ms")
+
+
 _prefix_n = 0
 _prefixes = []
 
