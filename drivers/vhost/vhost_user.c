@@ -169,8 +169,9 @@ static int h_set_features(struct vh_ctx *c)
 		vq->event_idx = f & (1ull << VIRTIO_RING_F_EVENT_IDX);
 		vq->mrg_rxbuf = f & (1ull << VIRTIO_NET_F_MRG_RXBUF);
 		vq->in_order = f & (1ull << VIRTIO_F_IN_ORDER);
-		/* Relaxed: vh_vq_dequeue/enqueue read it before their ready
-		 * check (a stopped ring returns 0 whichever layout). */
+		/* Relaxed: no ring is ready here, and vh_vq_dequeue/enqueue
+		 * read it only after their acquire of ready, which the ring's
+		 * start releases after this. */
 		__atomic_store_n(&vq->packed, !!(f & (1ull << VIRTIO_F_RING_PACKED)),
 				 __ATOMIC_RELAXED);
 		vh_ol_set_features(vq, f);
