@@ -2,8 +2,11 @@
  * "front-end" memory, with real mbufs (EAL without hugepages): header
  * split across descriptors, indirect tables, runts, multi-mbuf frames,
  * mergeable and single-buffer rx, ring-full accounting, and call-eventfd
- * notifications with and without EVENT_IDX. */
+ * notifications with and without EVENT_IDX; and the layout dispatch
+ * against restarts that flip the ring between split and packed. */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +21,7 @@
 #include <rte_mbuf.h>
 
 #include "vf_runtime.h"
+#include "vf_sync.h"
 #include "vhost/virtqueue.h"
 #include "vh_testmem.h"
 
@@ -605,6 +609,112 @@ static void test_fast_rx_mix(void **state)
 	assert_false(f->vq.dp_broken);
 }
 
+/* The layout flag and the ring's start race: a forwarding core bursts on
+ * the ring without pause while the control thread restarts it again and
+ * again, flipping between split and packed as a front-end reconnecting
+ * with other features would, by the production protocol (ready cleared,
+ * vf_sync_wait, the new layout, ready set).  Each layout's pointers are
+ * NULL while the other is in use, so a burst run with the layout of the
+ * previous start faults.  It did when the dispatcher read the layout
+ * before the ready flag (seen first as a UBSan report on a migration's
+ * destination). */
+#define FLIPS 400
+
+struct flipper {
+	struct vh_vq *vq;
+	struct rte_mbuf *m;
+	bool stop;
+	uint64_t bursts;
+};
+
+static void *burst_loop(void *arg)
+{
+	struct flipper *fl = arg;
+	struct rte_mbuf *pkts[32];
+
+	vf_sync_thread_online(1);
+	while (!__atomic_load_n(&fl->stop, __ATOMIC_ACQUIRE)) {
+		assert_int_equal(vh_vq_dequeue(fl->vq, pkts, 32), 0);
+		assert_int_equal(vh_vq_enqueue(fl->vq, &fl->m, 1), 0);
+		__atomic_store_n(&fl->bursts, fl->bursts + 1, __ATOMIC_RELAXED);
+		vf_sync_quiescent(1);
+	}
+	vf_sync_thread_offline(1);
+	return NULL;
+}
+
+static void test_layout_flip_under_bursts(void **state)
+{
+	struct fx *f = *state;
+	struct vh_vq *vq = &f->vq;
+	struct vring_desc *sd = vq->desc;
+	struct vring_avail *sa = vq->avail;
+	struct vring_used *su = vq->used;
+	struct vring_packed_desc *pd;
+	struct vring_packed_desc_event *pdrv, *pdev;
+	struct flipper fl = { .vq = vq, .m = mkpkt(60, 1) };
+	const char *why;
+	pthread_t t;
+
+	assert_int_equal(vf_sync_init(), 0);
+	/* a packed layout of the same size in other pages, both empty */
+	vq->addr = (struct vhost_vring_addr){
+		.desc_user_addr = GUEST_UVA + 0x4000,
+		.avail_user_addr = GUEST_UVA + 0x5000,
+		.used_user_addr = GUEST_UVA + 0x6000,
+	};
+	assert_int_equal(vh_packed_map(vq, &f->mem, &why), 0);
+	pd = vq->pdesc;
+	pdrv = vq->drv_ev;
+	pdev = vq->dev_ev;
+	vq->pdesc = NULL;
+	vq->drv_ev = vq->dev_ev = NULL;
+	vq->avail_wrap = vq->used_wrap = true;
+	/* The bursting thread inherits this one's CPU (EAL pinned it to
+	 * lcore 0): the two run in turns, and the bursts are preempted at
+	 * any instruction, as a forwarding core on a busy host is; that is
+	 * what opens the window between two loads wide enough to land in. */
+	assert_int_equal(pthread_create(&t, NULL, burst_loop, &fl), 0);
+	/* online and bursting before the first restart */
+	while (__atomic_load_n(&fl.bursts, __ATOMIC_RELAXED) < 1000)
+		;
+	for (unsigned int i = 0; i < FLIPS; i++) {
+		bool packed = !(i & 1);
+
+		uint64_t tok, b;
+
+		/* as stop_rings(); yielding rather than spinning, so that the
+		 * bursts run until the scheduler preempts them */
+		__atomic_store_n(&vq->ready, false, __ATOMIC_RELEASE);
+		tok = vf_sync_token();
+		while (!vf_sync_passed(tok))
+			sched_yield();
+		vq->desc = packed ? NULL : sd;
+		vq->avail = packed ? NULL : sa;
+		vq->used = packed ? NULL : su;
+		vq->pdesc = packed ? pd : NULL;
+		vq->drv_ev = packed ? pdrv : NULL;
+		vq->dev_ev = packed ? pdev : NULL;
+		__atomic_store_n(&vq->packed, packed, __ATOMIC_RELAXED);
+		__atomic_store_n(&vq->ready, true, __ATOMIC_RELEASE);
+		/* the bursts resume on the started ring, wherever they were
+		 * preempted, before the next stop */
+		b = __atomic_load_n(&fl.bursts, __ATOMIC_RELAXED);
+		while (__atomic_load_n(&fl.bursts, __ATOMIC_RELAXED) < b + 2)
+			sched_yield();
+	}
+	__atomic_store_n(&fl.stop, true, __ATOMIC_RELEASE);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	print_message("%u restarts under %llu bursts\n", FLIPS, (unsigned long long)fl.bursts);
+	assert_true(fl.bursts > 0);
+	assert_false(vq->dp_broken);
+	rte_pktmbuf_free(fl.m);
+	vq->desc = sd;
+	vq->avail = sa;
+	vq->used = su;
+	vq->packed = false;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -623,6 +733,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fast_tx_bad_head, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_rx_mix, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_rx_mix, setup_mrg, teardown),
+		cmocka_unit_test_setup_teardown(test_layout_flip_under_bursts, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("vhost_datapath", tests, group_setup, group_teardown);
