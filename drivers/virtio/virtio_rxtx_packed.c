@@ -34,9 +34,12 @@ void vio_tx_reclaim_packed(struct vio_queue *q)
 		return;
 	}
 	for (;;) {
+		uint32_t lens4[4];	/* tx: a length claim is irrelevant */
 		uint16_t k = 0;
 		int r = 0;
 
+		while (k + 4 <= VIO_CHUNK && vqp_get4(vq, (void **)&done[k], lens4))
+			k += 4;
 		while (k < VIO_CHUNK) {
 			void *c;
 			uint32_t len;
@@ -94,14 +97,14 @@ uint16_t vio_rx_burst_packed(void *qp, struct rte_mbuf **pkts, uint16_t n)
 		/* Pass 1: take the used descriptors, start loading the mbufs;
 		 * four at a time while the simple in-order case holds. */
 		got = 0;
-		if (vq->in_order) {
-			while (got + 4 <= want && vqp_get4_inorder(vq, &ck[got], &len[got])) {
-				for (i = 0; i < 4; i++) {
-					rc[got + i] = 0;
-					rte_prefetch0(ck[got + i]);
-				}
-				got += 4;
+		while (got + 4 <= want &&
+		       (vq->in_order ? vqp_get4_inorder(vq, &ck[got], &len[got])
+				     : vqp_get4(vq, &ck[got], &len[got]))) {
+			for (i = 0; i < 4; i++) {
+				rc[got + i] = 0;
+				rte_prefetch0(ck[got + i]);
 			}
+			got += 4;
 		}
 		for (; got < want; got++) {
 			int r = vqp_get(vq, &ck[got], &len[got]);

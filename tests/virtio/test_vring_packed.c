@@ -596,6 +596,89 @@ static void test_get4(void **state)
 	}
 }
 
+/* The four-at-a-time path without in-order: any order of four distinct
+ * outstanding one-descriptor buffers is taken at once; anything else
+ * (a repeated id, one out of range or not outstanding, a length over the
+ * buffer, one not yet used, a misaligned start, a chain) takes nothing
+ * and leaves it to vqp_get(). */
+static void test_get4_ooo(void **state)
+{
+	for (int kind = 0; kind < 8; kind++) {
+		struct ring *r = ring_new(64, false, false);
+		struct vpdev_chain c[8];
+		void *ck[4];
+		uint32_t len[4];
+		uint16_t posted = 0;
+
+		if (kind == 7) {
+			/* a two-descriptor chain where slot 0's buffer would be */
+			const struct vqp_seg seg[2] = { { 1, 10 }, { 2, 10 } };
+
+			vqp_postv(&r->vq, seg, 2, CK(0));
+			posted = 2;
+		}
+		for (int i = kind == 7 ? 1 : 0; i < 8; i++, posted++)
+			vqp_post1(&r->vq, 1, 100, VRING_DESC_F_WRITE, CK(i));
+		vqp_publish(&r->vq);
+		for (int i = 0; i < 8; i++)
+			assert_int_equal(vpdev_pop(&r->dev, &c[i]), 0);
+		for (int i = 0; i < 8; i++) {
+			/* used in reverse order within each group of four */
+			uint16_t id = c[(i & ~3) + 3 - (i & 3)].id;
+			uint32_t l = 10 + i;
+
+			if (kind == 7) {
+				id = c[i].id;
+				vpdev_used(&r->dev, id, i ? l : 0, c[i].n);
+				continue;
+			}
+			if (kind == 1 && i == 2)
+				id = c[(i & ~3) + 3 - 1].id;	/* the same id as i == 1 */
+			if (kind == 2 && i == 3)
+				id = 64;			/* out of the ring */
+			if (kind == 3 && i == 0)
+				id = 9;				/* never posted */
+			if (kind == 4 && i == 3)
+				l = 101;			/* over the buffer */
+			if (kind == 5 && i == 1)
+				continue;			/* not used yet */
+			vpdev_used(&r->dev, id, l, 1);
+			if (kind == 5 && i == 0)
+				vpdev_adv(&r->dev, &r->dev.used_slot, &r->dev.used_wrap, 1);
+		}
+		if (kind == 6) {
+			/* start off a 4-slot boundary */
+			assert_int_equal(vqp_get(&r->vq, &ck[0], &len[0]), 0);
+			assert_int_equal(vqp_get4(&r->vq, ck, len), 0);
+			ring_free(r);
+			continue;
+		}
+		if (kind == 0) {
+			assert_int_equal(vqp_get4(&r->vq, ck, len), 4);
+			for (int i = 0; i < 4; i++) {
+				assert_int_equal(UNCK(ck[i]), 3 - i);
+				assert_int_equal(len[i], 10 + i);
+			}
+			assert_int_equal(vqp_get4(&r->vq, ck, len), 4);
+			assert_int_equal(UNCK(ck[0]), 7);
+			assert_int_equal(UNCK(ck[3]), 4);
+			assert_int_equal(r->vq.nfree, 64);
+			assert_int_equal(r->vq.inflight, 0);
+			assert_int_equal(vqp_get4(&r->vq, ck, len), 0);	/* < 4 outstanding */
+			/* the freed ids post again */
+			for (int i = 0; i < 64; i++)
+				vqp_post1(&r->vq, 1, 100, VRING_DESC_F_WRITE, CK(i));
+			assert_int_equal(r->vq.nfree, 0);
+		} else {
+			assert_int_equal(vqp_get4(&r->vq, ck, len), 0);
+			assert_int_equal(r->vq.nfree, 64 - posted);	/* nothing taken */
+			assert_int_equal(r->vq.used_slot, 0);
+		}
+		assert_false(r->vq.broken);
+		ring_free(r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -612,6 +695,7 @@ int main(void)
 		cmocka_unit_test(test_drain),
 		cmocka_unit_test(test_kick),
 		cmocka_unit_test(test_get4),
+		cmocka_unit_test(test_get4_ooo),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
