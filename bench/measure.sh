@@ -34,6 +34,8 @@
 #
 # The busy-polling processes take /tmp/vf-poll.lock (flock) for the whole
 # run, unless VF_POLL_LOCKED is set (the caller holds it).
+# (bench/poll_lock.sh: under your own `flock /tmp/vf-poll.lock` without
+# VF_POLL_LOCKED=1 it stops with that advice instead of waiting for itself.)
 #
 # Figures, 2-core build machine (2 vCPUs, shared with other work, so the
 # ranges are wide: NDR, a zero-loss rate, moves with every preemption),
@@ -55,9 +57,8 @@
 #      12 s (15 to 20 trials).
 set -eu
 cd "$(dirname "$0")/.."
-if [ -z "${VF_POLL_LOCKED:-}" ]; then
-    VF_POLL_LOCKED=1 exec flock /tmp/vf-poll.lock "$0" "$@"
-fi
+. bench/poll_lock.sh
+vf_poll_lock "$@"
 BUILD=${VF_BUILD:-build}
 export NULLGEN="$BUILD/cmd/nullgen/nullgen" MEMIFCTL="$BUILD/cmd/memifctl/memifctl" \
     VHOSTD="$BUILD/cmd/vhostd/vhostd"

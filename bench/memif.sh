@@ -25,6 +25,8 @@
 # on failure or interrupt.  The busy-polling processes take
 # /tmp/vf-poll.lock (flock) for the whole run, unless VF_POLL_LOCKED is set
 # (the caller holds it).
+# (bench/poll_lock.sh: under your own `flock /tmp/vf-poll.lock` without
+# VF_POLL_LOCKED=1 it stops with that advice instead of waiting for itself.)
 #
 #   bench/memif.sh [SECONDS [ROUNDS]]   (the old positional form: DURATION, ROUNDS)
 #   env: INFLIGHT (32,256), ROUNDS (5), DURATION (s, 5), LINKWAIT (s, 3),
@@ -50,9 +52,8 @@
 #   about 130 s each; nothing left in /var/run/dpdk.
 set -eu
 cd "$(dirname "$0")/.."
-if [ -z "${VF_POLL_LOCKED:-}" ]; then
-    VF_POLL_LOCKED=1 exec flock /tmp/vf-poll.lock "$0" "$@"
-fi
+. bench/poll_lock.sh
+vf_poll_lock "$@"
 [ $# -ge 1 ] && export DURATION="$1"
 [ $# -ge 2 ] && export ROUNDS="$2"
 BUILD=${VF_BUILD:-build}

@@ -27,9 +27,8 @@
 # tests/vhost/test_qemu_tcp.py (THROUGHPUT lines; VF_TCP_MB for more data).
 set -eu
 cd "$(dirname "$0")/.."
-if [ -z "${VF_POLL_LOCKED:-}" ]; then
-    VF_POLL_LOCKED=1 exec flock /tmp/vf-poll.lock "$0" "$@"
-fi
+. bench/poll_lock.sh
+vf_poll_lock "$@"
 BUILD=${VF_BUILD:-build}
 export VFWD="$BUILD/cmd/vfwd/vfwd" VHOSTD="$BUILD/cmd/vhostd/vhostd"
 [ -x "$VFWD" ] && [ -x "$VHOSTD" ] || { echo "not built in $BUILD" >&2; exit 1; }

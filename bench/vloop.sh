@@ -30,6 +30,8 @@
 # folders of our tools if one had to be killed).  The busy-polling
 # processes take /tmp/vf-poll.lock (flock) for the whole run, unless
 # VF_POLL_LOCKED is set (the caller holds it).
+# (bench/poll_lock.sh: under your own `flock /tmp/vf-poll.lock` without
+# VF_POLL_LOCKED=1 it stops with that advice instead of waiting for itself.)
 #
 #   bench/vloop.sh [RINGS]     RINGS: comma list of split, split-io, packed,
 #                              packed-io (default: all four)
@@ -60,9 +62,8 @@
 #   dpdk<->dpdk measured 0 to 0.9 Mpps here.
 set -eu
 cd "$(dirname "$0")/.."
-if [ -z "${VF_POLL_LOCKED:-}" ]; then
-    VF_POLL_LOCKED=1 exec flock /tmp/vf-poll.lock "$0" "$@"
-fi
+. bench/poll_lock.sh
+vf_poll_lock "$@"
 BUILD=${VF_BUILD:-build}
 for b in "$BUILD" ${VF_BUILD_BASE:+"$VF_BUILD_BASE"}; do
     [ -x "$b/cmd/vfwd/vfwd" ] && [ -x "$b/cmd/vhostd/vhostd" ] || { echo "not built in $b" >&2; exit 1; }
