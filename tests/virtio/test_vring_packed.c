@@ -442,6 +442,66 @@ static void test_unpublished(void **state)
 	ring_free(r);
 }
 
+/* vqp_post1 hands the device each completed cache line of descriptors
+ * (four) at once and the rest at vqp_publish(); a chain posted in between
+ * is never seen in part. */
+static void test_publish_per_line(void **state)
+{
+	for (int order = 0; order < 2; order++) {
+		struct ring *r = ring_new(64, order, false);
+		struct vpdev_chain c = { 0 };
+		struct vqp_seg seg[3] = { { 1, 10 }, { 2, 20 }, { 3, 30 } };
+
+		for (int i = 0; i < 3; i++) {
+			vqp_post1(&r->vq, 1, 10, 0, CK(i));
+			assert_int_equal(vpdev_pop(&r->dev, &c), -1);	/* line 0 not complete */
+		}
+		vqp_post1(&r->vq, 1, 10, 0, CK(3));
+		for (int i = 0; i < 4; i++) {
+			assert_int_equal(vpdev_pop(&r->dev, &c), 0);
+			assert_int_equal(c.slot, i);
+			assert_int_equal(c.n, 1);
+		}
+		assert_int_equal(vpdev_pop(&r->dev, &c), -1);
+		/* slot 4 single, slots 5-7 a chain: vqp_postv leaves the line to
+		 * vqp_publish(), nothing of it is visible before */
+		vqp_post1(&r->vq, 1, 10, 0, CK(4));
+		vqp_postv(&r->vq, seg, 3, CK(5));
+		assert_int_equal(r->vq.avail_slot, 8);
+		assert_int_equal(vpdev_pop(&r->dev, &c), -1);
+		vqp_post1(&r->vq, 1, 10, 0, CK(6));	/* slot 8: line 2 open */
+		assert_int_equal(vpdev_pop(&r->dev, &c), -1);
+		vqp_publish(&r->vq);
+		assert_int_equal(vpdev_pop(&r->dev, &c), 0);
+		assert_int_equal(c.slot, 4);
+		assert_int_equal(vpdev_pop(&r->dev, &c), 0);
+		assert_int_equal(c.slot, 5);
+		assert_int_equal(c.n, 3);
+		assert_int_equal(c.d[0].len, 10);
+		assert_int_equal(c.d[2].len, 30);
+		assert_int_equal(vpdev_pop(&r->dev, &c), 0);
+		assert_int_equal(c.slot, 8);
+		/* a chain across lines 2 and 3 goes out whole with line 3 */
+		vqp_post1(&r->vq, 1, 10, 0, CK(7));	/* slot 9 */
+		vqp_postv(&r->vq, seg, 3, CK(8));	/* slots 10-12 */
+		vqp_post1(&r->vq, 1, 10, 0, CK(9));	/* slot 13 */
+		assert_int_equal(vpdev_pop(&r->dev, &c), -1);	/* line 3 open */
+		vqp_post1(&r->vq, 1, 10, 0, CK(10));	/* 14 */
+		vqp_post1(&r->vq, 1, 10, 0, CK(11));	/* 15: line 3 complete */
+		assert_int_equal(vpdev_pop(&r->dev, &c), 0);
+		assert_int_equal(c.slot, 9);
+		assert_int_equal(vpdev_pop(&r->dev, &c), 0);
+		assert_int_equal(c.slot, 10);
+		assert_int_equal(c.n, 3);
+		for (int i = 13; i < 16; i++) {
+			assert_int_equal(vpdev_pop(&r->dev, &c), 0);
+			assert_int_equal(c.slot, i);
+		}
+		assert_int_equal(vpdev_pop(&r->dev, &c), -1);
+		ring_free(r);
+	}
+}
+
 static void test_bad_len(void **state)
 {
 	struct ring *r = ring_new(64, false, false);
@@ -691,6 +751,7 @@ int main(void)
 		cmocka_unit_test(test_bad_id),
 		cmocka_unit_test(test_bad_flags),
 		cmocka_unit_test(test_unpublished),
+		cmocka_unit_test(test_publish_per_line),
 		cmocka_unit_test(test_bad_len),
 		cmocka_unit_test(test_drain),
 		cmocka_unit_test(test_kick),
