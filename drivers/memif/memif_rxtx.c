@@ -446,9 +446,19 @@ uint16_t memif_tx_client(void *qv, struct rte_mbuf **pkts, uint16_t n)
 	 * the copies, so that the ownership requests overlap. */
 	for (i = 0; i < RTE_MIN(n, (uint16_t)(end - pos)); i++)
 		__builtin_prefetch(q->region0 + q->buf_base + (uint64_t)((pos + i) & q->mask) * q->bsize, 1, 3);
-	for (i = 0; i < n; i++)
+	/* The server has taken everything we gave it, so it is idle: each
+	 * completed line of descriptors (four slots) is published at once, and
+	 * the server starts on it while we copy the rest.  With few packets in
+	 * flight that overlaps the two sides' copies (32 in flight,
+	 * ours<->ours: 5.6 -> 8.7 Mpps); a busy server would only fetch the
+	 * head line more often, so then head moves once per burst. */
+	for (i = 0; i < n; i++) {
 		if (!tx_copy(q, pkts[i], &pos, end, false))
 			break;
+		/* Release: the line's descriptors and payload before head. */
+		if (inflight == 0 && (pos & 3) == 0 && i + 1 < n)
+			vf_store_rel16(&q->ring->head, pos);
+	}
 	if (i == 0)
 		return 0;
 	q->last = pos;
@@ -476,6 +486,9 @@ uint16_t memif_tx_server(void *qv, struct rte_mbuf **pkts, uint16_t n)
 	}
 	pos = q->last;
 	desc_prefetch(q, pos, RTE_MIN(avail, n), true);	/* read, then length written */
+	/* No early publishing here (see memif_tx_client): the same on the
+	 * server's side only cut the loop into bursts of four (7.8 Mpps
+	 * against 8.7 with the client's alone). */
 	for (i = 0; i < n; i++)
 		if (!tx_copy(q, pkts[i], &pos, head, true))
 			break;

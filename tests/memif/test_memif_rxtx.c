@@ -7,6 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "vf_peermem.h"
@@ -544,6 +548,116 @@ static void test_100_reconnects(void **state)
 	}
 }
 
+/* The client publishes each completed line of descriptors while it copies
+ * the rest of a burst, when the server has taken everything before.  A
+ * second thread plays a server that watches head: every value it sees must
+ * only grow, stop on a line (four slots) or at a burst's end, and the
+ * slots below it must already hold their packet's bytes. */
+struct watch {
+	struct memif_queue *q;
+	uint16_t start;			/* head before the first burst */
+	uint16_t burst;
+	volatile uint32_t seen;		/* packets checked */
+	volatile uint32_t early;	/* head values inside a burst */
+	volatile bool stop;
+	volatile bool failed;
+	char err[128];
+};
+
+static void *watch_head(void *arg)
+{
+	struct watch *w = arg;
+	uint16_t last = w->start;
+
+	while (!w->stop && !w->failed) {
+		uint16_t h = __atomic_load_n(&w->q->ring->head, __ATOMIC_ACQUIRE);
+
+		if (h == last)
+			continue;
+		if ((uint16_t)(h - last) > w->burst) {
+			snprintf(w->err, sizeof(w->err), "head went from %u to %u", last, h);
+			w->failed = true;
+			break;
+		}
+		if (w->seen % w->burst + (uint16_t)(h - last) < w->burst) {
+			if (h & 3) {
+				snprintf(w->err, sizeof(w->err), "head %u inside a line", h);
+				w->failed = true;
+				break;
+			}
+			w->early++;
+		}
+		for (; last != h; last++) {
+			const struct memif_desc *d = &w->q->ring->desc[last & w->q->mask];
+			const uint8_t *b = w->q->region0 + d->offset;
+			uint32_t tag = w->seen;
+
+			for (uint32_t i = 0; i < 64; i++)
+				if (d->length != 64 || b[i] != (uint8_t)(i * 7 + tag)) {
+					snprintf(w->err, sizeof(w->err),
+						 "packet %u visible before its bytes", w->seen);
+					w->failed = true;
+					return NULL;
+				}
+			__atomic_store_n(&w->seen, w->seen + 1, __ATOMIC_RELEASE);
+		}
+	}
+	return NULL;
+}
+
+static void test_early_publish(void **state)
+{
+	struct watch w = { .burst = 32 };
+	struct rte_mbuf *out[32], *in[32];
+	struct timespec t0, t;
+	pthread_t th;
+	uint32_t sent = 0;
+
+	connect_pair(2048, 2048, 10, 1, pool);
+	w.q = &cli->txq[0];
+	w.start = w.q->last;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t cpus;
+
+	if (ncpu < 2) {
+		print_message("one CPU: the watcher could not run beside the sender\n");
+		skip();
+	}
+	assert_int_equal(pthread_create(&th, NULL, watch_head, &w), 0);
+	/* EAL pinned this thread (lcore 0) to CPU 0; the watcher gets the
+	 * others, so that it runs while a burst is copied. */
+	CPU_ZERO(&cpus);
+	for (long c = 1; c < ncpu && c < CPU_SETSIZE; c++)
+		CPU_SET(c, &cpus);
+	assert_int_equal(pthread_setaffinity_np(th, sizeof(cpus), &cpus), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 32; i++)
+			out[i] = make_pkt(64, 2048, sent + i);
+		assert_int_equal(memif_tx_client(&cli->txq[0], out, 32), 32);
+		sent += 32;
+		/* the watcher is done with them before the server frees the slots */
+		while (__atomic_load_n(&w.seen, __ATOMIC_ACQUIRE) < sent && !w.failed)
+			;
+		if (w.failed)
+			break;
+		for (uint16_t got = 0; got < 32;)
+			got += memif_rx_server(&srv->rxq[0], in + got, 32 - got);
+		for (int i = 0; i < 32; i++) {
+			check_pkt(in[i], 64, sent - 32 + i);
+			rte_pktmbuf_free(in[i]);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((w.early < 100 || sent < 32 * 1000) && t.tv_sec - t0.tv_sec < 10);
+	w.stop = true;
+	pthread_join(th, NULL);
+	if (w.failed)
+		fail_msg("%s", w.err);
+	print_message("%u bursts, head seen %u times inside one\n", sent / 32, w.early);
+	/* a burst published only at its end would never show one */
+	assert_true(w.early > 0);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, test_setup, test_teardown)
 
 int main(void)
@@ -553,6 +667,7 @@ int main(void)
 		T(test_fast_path_bsize_2048),
 		T(test_small_mbufs),
 		T(test_ring_full),
+		T(test_early_publish),
 		T(test_two_queues),
 		T(test_corrupt_c2s_desc),
 		T(test_c2s_head_jump),
