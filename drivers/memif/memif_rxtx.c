@@ -486,6 +486,20 @@ uint16_t memif_tx_server(void *qv, struct rte_mbuf **pkts, uint16_t n)
 	}
 	pos = q->last;
 	desc_prefetch(q, pos, RTE_MIN(avail, n), true);	/* read, then length written */
+	/* The client's buffers, last read by it: asked for, for writing, as
+	 * soon as their descriptors arrive.  Without this each copy's store
+	 * waits in the store buffer for its line, and the buffer fills (256
+	 * in flight, memifctl server <-> DPDK client, with PREFETCHW: 7.8 ->
+	 * 9.4 Mpps).  Only a hint: the descriptor is checked again where it
+	 * is used, and an offset outside its region is not prefetched. */
+	for (i = 0; i < RTE_MIN(avail, n); i++) {
+		const struct memif_desc *d = &q->ring->desc[(uint16_t)(pos + i) & q->mask];
+		uint16_t rg = d->region;
+		uint32_t off = d->offset;
+
+		if (rg < q->nregions && off < q->regions[rg].size)
+			__builtin_prefetch((const uint8_t *)q->regions[rg].addr + off, 1, 3);
+	}
 	/* No early publishing here (see memif_tx_client): the same on the
 	 * server's side only cut the loop into bursts of four (7.8 Mpps
 	 * against 8.7 with the client's alone). */
