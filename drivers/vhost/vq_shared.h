@@ -75,11 +75,15 @@ static __rte_always_inline uint8_t *vh_simple_rx(const struct vh_vq *vq, uint64_
 		return NULL;
 	p = vh_gpa(vq->mem, addr, need);
 	if (p) {
-		/* The frame's first line for writing; the header's only for
-		 * reading: vh_copy_rx writes it only if it differs, and a
+		/* The frame's first line, and the header's for reading
+		 * (vh_copy_rx writes the header only if it differs; a
 		 * prefetch for writing would take the line from the
-		 * front-end's cache even when nothing is stored. */
-		__builtin_prefetch(p + vq->hdr_len, 1, 3);
+		 * front-end's cache even when nothing is stored).  The frame
+		 * line is a read prefetch too: since the build has PREFETCHW,
+		 * asking for ownership moved DPDK's front-end on vhostd by
+		 * +1..9 % but ours<->ours by -15..+4 % (bench/RESULTS.md,
+		 * 2026-12-03 third session), so it stays as it was measured. */
+		rte_prefetch0(p + vq->hdr_len);
 		rte_prefetch0(p);
 	}
 	return p;
