@@ -489,9 +489,10 @@ uint16_t memif_tx_server(void *qv, struct rte_mbuf **pkts, uint16_t n)
 	/* The client's buffers, last read by it: asked for, for writing, as
 	 * soon as their descriptors arrive.  Without this each copy's store
 	 * waits in the store buffer for its line, and the buffer fills (256
-	 * in flight, memifctl server <-> DPDK client, with PREFETCHW: 7.8 ->
-	 * 9.4 Mpps).  Only a hint: the descriptor is checked again where it
-	 * is used, and an offset outside its region is not prefetched. */
+	 * in flight: ours<->ours 9.8 -> 12.8 Mpps together with PREFETCHW;
+	 * alone, with a DPDK client, unresolved: bench/RESULTS.md).  Only a
+	 * hint: the descriptor is checked again where it is used, and an
+	 * offset outside its region is not prefetched. */
 	for (i = 0; i < RTE_MIN(avail, n); i++) {
 		const struct memif_desc *d = &q->ring->desc[(uint16_t)(pos + i) & q->mask];
 		uint16_t rg = d->region;
