@@ -131,6 +131,7 @@ static int cmd_show_config_fwd(struct vf_cmd_ctx *c, int argc, char **argv)
 	vf_out_u64(c->out, "nb_cores", a->nb_cores);
 	vf_out_u64(c->out, "lcores_available", vf_fwd_lcores_available());
 	vf_out_bool(c->out, "running", vf_fwd_running());
+	vf_out_bool(c->out, "record_core_cycles", a->fwd.record_cycles);
 	if (a->fwd.mode == vf_fwd_mode_find("impair")) {
 		char spec[512];
 
@@ -206,6 +207,18 @@ static int cmd_set_burst(struct vf_cmd_ctx *c, int argc, char **argv)
 	if (need_stopped())
 		return -1;
 	c->app->fwd.burst = (uint16_t)n;
+	return 0;
+}
+
+static int cmd_set_record_cycles(struct vf_cmd_ctx *c, int argc, char **argv)
+{
+	bool on = strcmp(argv[0], "on") == 0;
+
+	if (!on && strcmp(argv[0], "off") != 0)
+		return vf_cmd_error("record-core-cycles: expected on or off");
+	if (need_stopped())
+		return -1;
+	c->app->fwd.record_cycles = on;
 	return 0;
 }
 
@@ -291,6 +304,8 @@ static const struct vf_cmd fwd_cmds[] = {
 	{ "show config runtime", "[json]", "EAL file prefix, memory kind, telemetry socket, lcores", cmd_show_config_runtime },
 	{ "set fwd", "MODE", "forwarding mode (while stopped)", cmd_set_fwd },
 	{ "set burst", "N", "packets per burst, 1..512 (while stopped)", cmd_set_burst },
+	{ "set record-core-cycles", "on|off", "time each poll: busy share, cycles per packet (while stopped)",
+	  cmd_set_record_cycles },
 	{ "set txpkts", "N", "generated frame length, 42..2048 (while stopped)", cmd_set_txpkts },
 	{ "set nbcore", "N", "forwarding cores to use (while stopped)", cmd_set_nbcore },
 	{ "set eth-peer", "PORT MAC", "destination MAC of mac mode on PORT", cmd_set_eth_peer },

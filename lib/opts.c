@@ -124,6 +124,8 @@ static int o_eth_peer(struct vf_app *app, const char *arg, char *err, size_t err
 
 static int o_tx_first(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { app->tx_first = true; return 0; }
+static int o_record_cycles(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ app->fwd.record_cycles = true; return 0; }
 static int o_auto_start(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { app->auto_start = true; return 0; }
 static int o_json(struct vf_app *app, const char *arg, char *err, size_t errlen)
@@ -324,6 +326,8 @@ const struct vf_opt vf_common_opts[] = {
 	{ "eth-peer", 0, "PORT,MAC", "destination MAC for mac mode on PORT (default 02:00:00:00:00:PORT)",
 	  VF_COMP_NONE, NULL, o_eth_peer },
 	{ "tx-first", 0, NULL, "send one burst per stream before forwarding", VF_COMP_NONE, NULL, o_tx_first },
+	{ "record-core-cycles", 0, NULL, "time each poll: busy share and cycles per packet in the stream stats",
+	  VF_COMP_NONE, NULL, o_record_cycles },
 	{ "auto-start", 'a', NULL, "start forwarding at once (interactive mode)",
 	  VF_COMP_NONE, NULL, o_auto_start },
 	{ "total-num-mbufs", 0, "N", "mbufs in the pool (default: from ports, queues and descriptors)",

@@ -2,6 +2,8 @@
 
 #include <stddef.h>
 
+#include <rte_cycles.h>
+
 #define D(f) { #f, offsetof(struct vf_port_stats, f) }
 const struct vf_stat_desc vf_port_stat_descs[] = {
 	D(ipackets), D(opackets), D(ibytes), D(obytes),
@@ -147,6 +149,24 @@ void vf_stats_stream_row(const struct vf_stream *fs, struct vf_stream_row *r)
 	vf_stats_stream_counts(fs, &r->rx, &r->tx, &r->dropped);
 }
 
+/* --record-core-cycles figures since the last clear; false when the
+ * stream's polls were not timed. */
+static bool stream_cycles(const struct vf_stream *fs, uint64_t *poll, uint64_t *busy,
+			  double *per_pkt)
+{
+	uint64_t rx, tx, drop;
+
+	*poll = vf_ctr_read(fs->poll_cycles) - fs->cycles_base[0];
+	*busy = vf_ctr_read(fs->busy_cycles) - fs->cycles_base[1];
+	if (!*poll)
+		return false;
+	vf_stats_stream_counts(fs, &rx, &tx, &drop);
+	/* Per packet received; a generator's per packet sent. */
+	rx = rx ? rx : tx;
+	*per_pkt = rx ? (double)*busy / (double)rx : 0.0;
+	return true;
+}
+
 static uint64_t burst_count(const struct vf_stream *fs, unsigned int b)
 {
 	return vf_ctr_read(fs->rx_bursts[b]) - (fs->bursts_base ? fs->bursts_base[b] : 0);
@@ -155,6 +175,8 @@ static uint64_t burst_count(const struct vf_stream *fs, unsigned int b)
 void vf_stats_stream(struct vf_out *o, const struct vf_stream *fs)
 {
 	struct vf_stream_row row;
+	uint64_t poll, busy;
+	double per_pkt;
 	char key[8];
 
 	vf_stats_stream_row(fs, &row);
@@ -170,6 +192,12 @@ void vf_stats_stream(struct vf_out *o, const struct vf_stream *fs)
 			vf_out_u64(o, key, v);
 		}
 		vf_out_obj_end(o);
+		if (stream_cycles(fs, &poll, &busy, &per_pkt)) {
+			vf_out_u64(o, "poll_cycles", poll);
+			vf_out_u64(o, "busy_cycles", busy);
+			vf_out_dbl(o, "busy_pct", 100.0 * (double)busy / (double)poll);
+			vf_out_dbl(o, "cycles_per_pkt", per_pkt);
+		}
 		vf_stats_stream_impair(o, fs);
 	}
 	vf_out_row_end(o);
@@ -198,7 +226,8 @@ static void streams_text_extra(struct vf_out *o)
 		const struct vf_stream *fs = vf_fwd_stream(i);
 		char line[1024];
 		size_t n = 0;
-		uint64_t polls = 0, pkts = 0, bursts = 0;
+		uint64_t polls = 0, pkts = 0, bursts = 0, poll, busy;
+		double per_pkt;
 
 		for (unsigned int b = 0; b <= fs->burst && b <= VF_MAX_BURST; b++) {
 			uint64_t v = burst_count(fs, b);
@@ -224,6 +253,10 @@ static void streams_text_extra(struct vf_out *o)
 			n += (size_t)snprintf(line + n, sizeof(line) - n, " %u:%s", b, c);
 		}
 		vf_out_title(o, "%s", line);
+		if (stream_cycles(fs, &poll, &busy, &per_pkt))
+			vf_out_title(o, "stream %u cycles: %.1f%% of polling time busy, %.1f busy cycles per packet (TSC %.2f GHz)",
+				     fs->id, 100.0 * (double)busy / (double)poll, per_pkt,
+				     (double)rte_get_tsc_hz() / 1e9);
 	}
 	for (unsigned int i = 0; i < vf_fwd_nb_streams(); i++) {
 		struct { uint64_t id; struct vf_impair_counters c; } row;

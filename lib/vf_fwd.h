@@ -37,6 +37,11 @@ struct vf_stream {
 	uint64_t gen_left;		/* --count: packets still to generate */
 	void *mode_priv;		/* e.g. the txonly frame template */
 	const struct vf_fwd_mode *priv_mode;	/* the mode mode_priv belongs to */
+	/* --record-core-cycles: TSC cycles of this stream's polls, all of
+	 * them and those that moved packets (busy), as testpmd's
+	 * record-core-cycles; plus their values at the last clear. */
+	uint64_t poll_cycles, busy_cycles;
+	uint64_t cycles_base[2];
 	uint64_t stats_base[3];		/* clear fwd stats: rx, tx, dropped */
 	uint64_t *bursts_base;		/* clear fwd stats: histogram */
 } __rte_cache_aligned;
@@ -65,6 +70,7 @@ struct vf_fwd_cfg {
 	uint64_t rate_pps;		/* generator pacing, 0: unlimited */
 	uint64_t count;			/* generators: packets per stream, 0: no limit */
 	uint32_t drain_ms;		/* modes that drain: receive this long after the last send */
+	bool record_cycles;		/* --record-core-cycles: time each poll */
 	struct rte_ether_addr peer[VF_MAX_PORTS];	/* --eth-peer */
 	struct rte_mempool *pool;
 	unsigned int nb_cores;

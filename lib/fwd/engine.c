@@ -163,6 +163,32 @@ static void wait_link(struct vf_port *port)
 	}
 }
 
+/* The loop with --record-core-cycles: one TSC read per poll, kept out of
+ * the plain loop so that it costs nothing when off.  A poll is busy when
+ * the stream's rx or tx count moved; the time between polls (quiescent
+ * state) goes to the next poll.  What a user reads from it is which side of
+ * a loop waits: a core near 100 % busy is the bottleneck. */
+static void loop_timed(struct fwd_lcore *fl, struct vf_stream *fs,
+		       const struct vf_fwd_mode *mode, unsigned int n)
+{
+	uint64_t t = rte_rdtsc();
+
+	while (!__atomic_load_n(&stop_flag, __ATOMIC_RELAXED)) {
+		for (unsigned int i = 0; i < n; i++) {
+			struct vf_stream *s = &fs[i];
+			uint64_t moved = vf_ctr_read(s->rx_packets) + vf_ctr_read(s->tx_packets), t1;
+
+			mode->fwd(s);
+			t1 = rte_rdtsc();
+			vf_ctr_add(s->poll_cycles, t1 - t);
+			if (vf_ctr_read(s->rx_packets) + vf_ctr_read(s->tx_packets) != moved)
+				vf_ctr_add(s->busy_cycles, t1 - t);
+			t = t1;
+		}
+		vf_sync_quiescent(fl->lcore);
+	}
+}
+
 static int lcore_loop(void *arg)
 {
 	struct fwd_lcore *fl = arg;
@@ -186,11 +212,14 @@ static int lcore_loop(void *arg)
 			uint16_t k = vf_fwd_gen_fill(&fs[i], pkts, fs[i].burst, false);
 			fwd_tx(&fs[i], pkts, k);
 		}
-	while (!__atomic_load_n(&stop_flag, __ATOMIC_RELAXED)) {
-		for (unsigned int i = 0; i < n; i++)
-			mode->fwd(&fs[i]);
-		vf_sync_quiescent(fl->lcore);
-	}
+	if (fs->cfg->record_cycles)
+		loop_timed(fl, fs, mode, n);
+	else
+		while (!__atomic_load_n(&stop_flag, __ATOMIC_RELAXED)) {
+			for (unsigned int i = 0; i < n; i++)
+				mode->fwd(&fs[i]);
+			vf_sync_quiescent(fl->lcore);
+		}
 	vf_sync_thread_offline(fl->lcore);
 	/* Pairs with the acquire after rte_eal_wait_lcore(). */
 	vf_tsan_release(fl);
@@ -274,6 +303,8 @@ void vf_fwd_stats_clear(void)
 		fs->stats_base[0] = vf_ctr_read(fs->rx_packets);
 		fs->stats_base[1] = vf_ctr_read(fs->tx_packets);
 		fs->stats_base[2] = vf_ctr_read(fs->fwd_dropped);
+		fs->cycles_base[0] = vf_ctr_read(fs->poll_cycles);
+		fs->cycles_base[1] = vf_ctr_read(fs->busy_cycles);
 		if (!fs->bursts_base)
 			fs->bursts_base = rte_zmalloc("vf_hist", sizeof(fs->rx_bursts), 0);
 		if (fs->bursts_base)
