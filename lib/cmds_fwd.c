@@ -212,13 +212,10 @@ static int cmd_set_burst(struct vf_cmd_ctx *c, int argc, char **argv)
 
 static int cmd_set_record_cycles(struct vf_cmd_ctx *c, int argc, char **argv)
 {
-	bool on = strcmp(argv[0], "on") == 0;
-
-	if (!on && strcmp(argv[0], "off") != 0)
-		return vf_cmd_error("record-core-cycles: expected on or off");
+	/* The shell has checked the word against "on|off". */
 	if (need_stopped())
 		return -1;
-	c->app->fwd.record_cycles = on;
+	c->app->fwd.record_cycles = strcmp(argv[0], "on") == 0;
 	return 0;
 }
 

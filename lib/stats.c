@@ -149,21 +149,26 @@ void vf_stats_stream_row(const struct vf_stream *fs, struct vf_stream_row *r)
 	vf_stats_stream_counts(fs, &r->rx, &r->tx, &r->dropped);
 }
 
-/* --record-core-cycles figures since the last clear; false when the
- * stream's polls were not timed. */
-static bool stream_cycles(const struct vf_stream *fs, uint64_t *poll, uint64_t *busy,
-			  double *per_pkt)
+/* --record-core-cycles figures since the last clear. */
+struct stream_cycles {
+	uint64_t poll, busy;
+	double busy_pct, per_pkt;
+};
+
+/* False when the stream's polls were not timed. */
+static bool stream_cycles(const struct vf_stream *fs, struct stream_cycles *c)
 {
 	uint64_t rx, tx, drop;
 
-	*poll = vf_ctr_read(fs->poll_cycles) - fs->cycles_base[0];
-	*busy = vf_ctr_read(fs->busy_cycles) - fs->cycles_base[1];
-	if (!*poll)
+	c->poll = vf_ctr_read(fs->poll_cycles) - fs->cycles_base[0];
+	c->busy = vf_ctr_read(fs->busy_cycles) - fs->cycles_base[1];
+	if (!c->poll)
 		return false;
 	vf_stats_stream_counts(fs, &rx, &tx, &drop);
 	/* Per packet received; a generator's per packet sent. */
 	rx = rx ? rx : tx;
-	*per_pkt = rx ? (double)*busy / (double)rx : 0.0;
+	c->per_pkt = rx ? (double)c->busy / (double)rx : 0.0;
+	c->busy_pct = 100.0 * (double)c->busy / (double)c->poll;
 	return true;
 }
 
@@ -175,8 +180,7 @@ static uint64_t burst_count(const struct vf_stream *fs, unsigned int b)
 void vf_stats_stream(struct vf_out *o, const struct vf_stream *fs)
 {
 	struct vf_stream_row row;
-	uint64_t poll, busy;
-	double per_pkt;
+	struct stream_cycles cy;
 	char key[8];
 
 	vf_stats_stream_row(fs, &row);
@@ -192,11 +196,11 @@ void vf_stats_stream(struct vf_out *o, const struct vf_stream *fs)
 			vf_out_u64(o, key, v);
 		}
 		vf_out_obj_end(o);
-		if (stream_cycles(fs, &poll, &busy, &per_pkt)) {
-			vf_out_u64(o, "poll_cycles", poll);
-			vf_out_u64(o, "busy_cycles", busy);
-			vf_out_dbl(o, "busy_pct", 100.0 * (double)busy / (double)poll);
-			vf_out_dbl(o, "cycles_per_pkt", per_pkt);
+		if (stream_cycles(fs, &cy)) {
+			vf_out_u64(o, "poll_cycles", cy.poll);
+			vf_out_u64(o, "busy_cycles", cy.busy);
+			vf_out_dbl(o, "busy_pct", cy.busy_pct);
+			vf_out_dbl(o, "cycles_per_pkt", cy.per_pkt);
 		}
 		vf_stats_stream_impair(o, fs);
 	}
@@ -226,8 +230,8 @@ static void streams_text_extra(struct vf_out *o)
 		const struct vf_stream *fs = vf_fwd_stream(i);
 		char line[1024];
 		size_t n = 0;
-		uint64_t polls = 0, pkts = 0, bursts = 0, poll, busy;
-		double per_pkt;
+		uint64_t polls = 0, pkts = 0, bursts = 0;
+		struct stream_cycles cy;
 
 		for (unsigned int b = 0; b <= fs->burst && b <= VF_MAX_BURST; b++) {
 			uint64_t v = burst_count(fs, b);
@@ -253,10 +257,9 @@ static void streams_text_extra(struct vf_out *o)
 			n += (size_t)snprintf(line + n, sizeof(line) - n, " %u:%s", b, c);
 		}
 		vf_out_title(o, "%s", line);
-		if (stream_cycles(fs, &poll, &busy, &per_pkt))
+		if (stream_cycles(fs, &cy))
 			vf_out_title(o, "stream %u cycles: %.1f%% of polling time busy, %.1f busy cycles per packet (TSC %.2f GHz)",
-				     fs->id, 100.0 * (double)busy / (double)poll, per_pkt,
-				     (double)rte_get_tsc_hz() / 1e9);
+				     fs->id, cy.busy_pct, cy.per_pkt, (double)rte_get_tsc_hz() / 1e9);
 	}
 	for (unsigned int i = 0; i < vf_fwd_nb_streams(); i++) {
 		struct { uint64_t id; struct vf_impair_counters c; } row;
