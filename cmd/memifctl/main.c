@@ -172,8 +172,8 @@ static int memifctl_finish(struct vf_app *app, char *err, size_t errlen)
 	char spec[512];
 
 	if (mc.queues_set) {
-		app->nb_rxq = (uint16_t)mc.queues;
-		app->nb_txq = (uint16_t)mc.queues;
+		app->ses.nb_rxq = (uint16_t)mc.queues;
+		app->ses.nb_txq = (uint16_t)mc.queues;
 	}
 	if (app->nb_specs > 0 && mc.socket == NULL && mc.role == NULL && !mc.id_set)
 		return 0;	/* only --port given: use those */
@@ -220,7 +220,7 @@ static const struct vf_cmd memifctl_cmds[] = {
 	{ NULL, NULL, NULL, NULL },
 };
 
-static void memifctl_shell_init(struct vf_app *app)
+static void memifctl_shell_init(struct vf_session *ses)
 {
 	vf_shell_register(memifctl_cmds);
 }

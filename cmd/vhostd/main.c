@@ -143,9 +143,9 @@ static int vhostd_finish(struct vf_app *app, char *err, size_t errlen)
 		}
 	}
 	if (queues)
-		app->nb_rxq = app->nb_txq = (uint16_t)queues;
+		app->ses.nb_rxq = app->ses.nb_txq = (uint16_t)queues;
 	if (!app->mode_set && app->nb_specs > 1)
-		app->fwd.mode = vf_fwd_mode_find("io");
+		app->ses.fwd.mode = vf_fwd_mode_find("io");
 	return 0;
 }
 

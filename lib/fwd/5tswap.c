@@ -1,4 +1,4 @@
-#include "fwd_priv.h"
+#include "vf_fwd_mode.h"
 #include "vf_pkt.h"
 
 static void fivetswap_fwd(struct vf_stream *fs)

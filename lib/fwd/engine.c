@@ -7,7 +7,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
-#include "fwd_priv.h"
+#include "vf_fwd_mode.h"
 #include "vf_log.h"
 #include "vf_sync.h"
 #include "vf_tsan.h"
@@ -123,6 +123,8 @@ int vf_fwd_setup(struct vf_fwd_cfg *cfg, uint16_t nb_q)
 			nb_streams++;
 		}
 	}
+	for (unsigned int i = 0; i < nb_streams; i++)
+		streams[i].nb_streams = (uint16_t)nb_streams;
 	nl = cfg->nb_cores ? cfg->nb_cores : avail;
 	if (nl > avail)
 		nl = avail;

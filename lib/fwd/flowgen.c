@@ -1,4 +1,4 @@
-#include "fwd_priv.h"
+#include "vf_fwd_mode.h"
 
 /* txonly over --flows flows (source address and port vary per packet). */
 static void flowgen_fwd(struct vf_stream *fs)

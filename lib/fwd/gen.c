@@ -4,7 +4,7 @@
 #include <rte_cycles.h>
 #include <rte_malloc.h>
 
-#include "fwd_priv.h"
+#include "vf_fwd_mode.h"
 #include "vf_pkt.h"
 
 struct gen_tmpl {
@@ -72,8 +72,7 @@ void vf_fwd_gen_init(struct vf_stream *fs)
 	fs->tb_rate = 0;
 	if (cfg->rate_pps) {
 		/* The rate is shared by the generating streams. */
-		unsigned int ns = vf_fwd_nb_streams();
-		fs->tb_rate = cfg->rate_pps / (ns ? ns : 1);
+		fs->tb_rate = cfg->rate_pps / (fs->nb_streams ? fs->nb_streams : 1);
 		if (!fs->tb_rate)
 			fs->tb_rate = 1;
 		fs->tb_tokens = 0;

@@ -1,4 +1,4 @@
-#include "fwd_priv.h"
+#include "vf_fwd_mode.h"
 #include "vf_pkt.h"
 
 /* Answers ARP requests and ICMP echo requests; everything else is dropped

@@ -1,4 +1,4 @@
-#include "fwd_priv.h"
+#include "vf_fwd_mode.h"
 
 /* Packets go out as they came in. */
 static void io_fwd(struct vf_stream *fs)

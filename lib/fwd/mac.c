@@ -1,4 +1,4 @@
-#include "fwd_priv.h"
+#include "vf_fwd_mode.h"
 #include "vf_pkt.h"
 
 /* Source MAC := the tx port's, destination := its --eth-peer. */

@@ -1,4 +1,4 @@
-#include "fwd_priv.h"
+#include "vf_fwd_mode.h"
 
 static void rxonly_fwd(struct vf_stream *fs)
 {

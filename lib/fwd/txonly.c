@@ -1,4 +1,4 @@
-#include "fwd_priv.h"
+#include "vf_fwd_mode.h"
 
 /* UDP/IPv4 frames of --txpkts bytes, paced by --rate, bounded by --count. */
 static void txonly_fwd(struct vf_stream *fs)

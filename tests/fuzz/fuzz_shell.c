@@ -1,6 +1,6 @@
 /* libFuzzer: shell command lines (untrusted: piped stdin, scripts) through
  * tokenising, exact matching and argument checking.  Commands that pass
- * the checks run against an app with no ports and no EAL, so only the
+ * the checks run against a session with no ports and no EAL, so only the
  * parsing and the argument validation of each command are exercised. */
 #include <stddef.h>
 #include <stdint.h>
@@ -8,14 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vf_app.h"
+#include "vf_session.h"
 #include "vf_shell.h"
-
-static const struct vf_tool tool = { .name = "fuzz", .summary = "" };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct vf_app app;
+	static struct vf_session ses;
 	char line[512];
 
 	if (size >= sizeof(line))
@@ -26,12 +24,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (strstr(line, "start") || strstr(line, "attach") || strstr(line, "stop") ||
 	    strstr(line, "config") || strstr(line, "quit") || strstr(line, "rate"))
 		return 0;
-	memset(&app, 0, sizeof(app));
-	app.tool = &tool;
-	app.fwd.mode = vf_fwd_mode_find("io");
-	app.fwd.burst = 32;
+	memset(&ses, 0, sizeof(ses));
+	vf_session_init(&ses, "fuzz");
+	ses.fwd.mode = vf_fwd_mode_find("io");
 	if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
 		return 0;
-	vf_shell_exec(&app, line);
+	vf_shell_exec(&ses, line);
 	return 0;
 }

@@ -45,11 +45,14 @@ def sources(root):
 
 
 def node_of(path, all_files):
-    """x.c, x.h and vf_x.h in one folder are one node."""
+    """x.c, x.h, vf_x.h and vf_x_priv.h (what x.c shares inside its folder)
+    in one folder are one node."""
     d, base = os.path.split(path)
     stem = base[:-2]
     if path.endswith(".h"):
-        for cand in (stem, stem[3:] if stem.startswith("vf_") else None):
+        bare = stem[3:] if stem.startswith("vf_") else None
+        priv = bare[:-5] if bare and bare.endswith("_priv") else None
+        for cand in (stem, bare, priv):
             if cand and os.path.join(d, cand + ".c") in all_files:
                 return os.path.join(d, cand)
     return os.path.join(d, stem)

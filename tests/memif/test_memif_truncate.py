@@ -59,7 +59,7 @@ check(srv.quit() == 0, "vfwd server exit")
 
 # 2. our client: its memory is sealed, in copy mode (its own regions) and
 # in zero-copy mode (regions 1..k are the mbuf pool: the sealed peer heap,
-# lib/vf_mem.h; before it they were DPDK's unsealed heap memfd, and the
+# lib/core/vf_mem.h; before it they were DPDK's unsealed heap memfd, and the
 # truncate succeeded)
 for mode in ("", ",zero-copy=yes"):
     name2 = sock_name("tr2" + ("zc" if mode else ""))

@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "vf_out.h"
+#include "vf_impair.h"
 #include "vf_port.h"
 #include "vf_stats.h"
 

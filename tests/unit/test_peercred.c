@@ -1,4 +1,4 @@
-/* Who may connect (lib/peercred.c): the devargs checks, the policy over
+/* Who may connect (lib/port/peercred.c): the devargs checks, the policy over
  * real credentials (a socketpair with ourselves, and as root a child that
  * becomes another user and connects to a real listener), socket files
  * created with exactly the asked mode and group whatever the umask, and

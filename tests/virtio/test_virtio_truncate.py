@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A vhost-user back-end that shrinks the memory virtio_user hands it
 (hardening.md F11): our memory table's fds are the sealed peer heap
-(lib/vf_mem.h), so ftruncate on each of them fails with EPERM, and the
+(lib/core/vf_mem.h), so ftruncate on each of them fails with EPERM, and the
 port keeps forwarding, byte for byte.  Before the peer heap the table held
 DPDK's own heap memfd, which is not sealed: the truncate succeeded and
 vfwd's next touch of its mbuf pool died of SIGBUS.

@@ -1,0 +1,343 @@
+/* The common options: one table for parsing, --help, completion and tests. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vf_app.h"
+#include "vf_parse.h"
+#include "vf_capture.h"
+
+int vf_app_add_spec(struct vf_app *app, const char *spec, char *err, size_t errlen)
+{
+	if (app->nb_specs == VF_MAX_SPECS) {
+		snprintf(err, errlen, "too many ports (max %d)", VF_MAX_SPECS);
+		return -1;
+	}
+	if (!*spec || strlen(spec) >= VF_DEVARGS_STR_MAX) {
+		snprintf(err, errlen, "bad port spec: expected 1..%d characters", VF_DEVARGS_STR_MAX - 1);
+		return -1;
+	}
+	app->specs[app->nb_specs] = strdup(spec);
+	if (!app->specs[app->nb_specs]) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	app->nb_specs++;
+	return 0;
+}
+
+#define U(field, lo, hi, what) do {					\
+		uint64_t v_;						\
+		if (vf_parse_u64(arg, lo, hi, &v_)) {			\
+			snprintf(err, errlen, "bad %s '%s': expected an integer in %llu..%llu", \
+				 what, arg, (unsigned long long)(lo), (unsigned long long)(hi)); \
+			return -1;					\
+		}							\
+		app->ses.field = v_;					\
+	} while (0)
+
+static int o_port(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	return vf_app_add_spec(app, arg, err, errlen);
+}
+
+static int o_fwd(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	const struct vf_fwd_mode *m = vf_fwd_mode_find(arg);
+	char list[256] = "";
+	size_t off = 0;
+
+	if (!m) {
+		for (unsigned int i = 0; vf_fwd_mode_at(i); i++)
+			off += snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "",
+					vf_fwd_mode_at(i)->name);
+		snprintf(err, errlen, "unknown forwarding mode '%s': modes are %s", arg, list);
+		return -1;
+	}
+	app->ses.fwd.mode = m;
+	app->mode_set = true;
+	return 0;
+}
+
+static int o_nb_cores(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(nb_cores, 1, RTE_MAX_LCORE, "--nb-cores"); return 0; }
+static int o_rxq(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(nb_rxq, 1, VF_MAX_QUEUES, "--rxq"); return 0; }
+static int o_txq(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(nb_txq, 1, VF_MAX_QUEUES, "--txq"); return 0; }
+static int o_rxd(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(nb_rxd, 32, 32768, "--rxd"); return 0; }
+static int o_txd(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(nb_txd, 32, 32768, "--txd"); return 0; }
+static int o_burst(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(fwd.burst, 1, VF_MAX_BURST, "--burst"); return 0; }
+static int o_txpkts(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(fwd.txpkts, 42, 2048, "--txpkts"); return 0; }
+static int o_flows(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(fwd.nb_flows, 1, 1u << 24, "--flows"); return 0; }
+static int o_rate(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(fwd.rate_pps, 1, 1000000000ull, "--rate"); return 0; }
+static int o_count(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(fwd.count, 1, UINT64_MAX, "--count"); return 0; }
+static int o_mbufs(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(total_num_mbufs, 1024, 16u << 20, "--total-num-mbufs"); return 0; }
+
+static int o_impair(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	char msg[384];
+
+	if (vf_impair_parse(arg, &app->ses.impair, msg, sizeof(msg))) {
+		snprintf(err, errlen, "bad --impair '%s': %s", arg, msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int o_eth_peer(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	unsigned int port, b[6];
+	char tail;
+
+	if (sscanf(arg, "%u,%2x:%2x:%2x:%2x:%2x:%2x%c", &port, &b[0], &b[1], &b[2],
+		   &b[3], &b[4], &b[5], &tail) != 7 || port >= VF_MAX_PORTS) {
+		snprintf(err, errlen, "bad --eth-peer '%s': expected PORT,XX:XX:XX:XX:XX:XX with PORT < %d",
+			 arg, VF_MAX_PORTS);
+		return -1;
+	}
+	for (int i = 0; i < 6; i++)
+		app->ses.fwd.peer[port].addr_bytes[i] = (uint8_t)b[i];
+	app->ses.eth_peer_set[port] = true;
+	return 0;
+}
+
+static int o_tx_first(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ app->ses.tx_first = true; return 0; }
+static int o_record_cycles(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ app->ses.fwd.record_cycles = true; return 0; }
+static int o_auto_start(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ app->ses.auto_start = true; return 0; }
+static int o_json(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ app->ses.json = true; return 0; }
+static int o_interactive(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ app->ses.interactive = true; return 0; }
+static int o_stop_on_error(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ app->ses.stop_on_error = true; return 0; }
+static int o_verbose(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ app->ses.verbose++; return 0; }
+
+static int o_duration(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	if (vf_parse_double(arg, 0.001, 1e9, &app->ses.duration)) {
+		snprintf(err, errlen, "bad --duration '%s': expected seconds > 0", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int o_stats_period(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	if (vf_parse_double(arg, 0.01, 1e6, &app->ses.stats_period)) {
+		snprintf(err, errlen, "bad --stats-period '%s': expected seconds >= 0.01", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int set_str(char *dst, size_t len, const char *arg, const char *what,
+		   char *err, size_t errlen)
+{
+	if (!*arg || strlen(arg) >= len) {
+		snprintf(err, errlen, "bad %s: expected 1..%zu characters", what, len - 1);
+		return -1;
+	}
+	strcpy(dst, arg);
+	return 0;
+}
+
+static int o_stats_file(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ return set_str(app->ses.stats_file, sizeof(app->ses.stats_file), arg, "--stats-file", err, errlen); }
+
+static int o_prom_file(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ return set_str(app->ses.prom_file, sizeof(app->ses.prom_file), arg, "--prom-file", err, errlen); }
+
+static int o_capture(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	if (vf_capture_parse(arg, &app->ses.capture_port, &app->ses.capture_dirs, app->ses.capture_file,
+			     sizeof(app->ses.capture_file), err, errlen))
+		return -1;
+	return 0;
+}
+
+static int o_cmdline_file(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ return set_str(app->ses.cmdline_file, sizeof(app->ses.cmdline_file), arg, "--cmdline-file", err, errlen); }
+
+static int o_lcores(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	if (strspn(arg, "0123456789,-") != strlen(arg) || !*arg) {
+		snprintf(err, errlen, "bad -l '%s': expected a core list like 0-3 or 0,2,4", arg);
+		return -1;
+	}
+	return set_str(app->lcores, sizeof(app->lcores), arg, "-l", err, errlen);
+}
+
+static int o_main_lcore(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	uint64_t v;
+
+	if (vf_parse_u64(arg, 0, RTE_MAX_LCORE - 1, &v)) {
+		snprintf(err, errlen, "bad --main-lcore '%s': expected 0..%d", arg, RTE_MAX_LCORE - 1);
+		return -1;
+	}
+	app->main_lcore = (int)v;
+	return 0;
+}
+
+static int o_eal(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ return set_str(app->eal_args, sizeof(app->eal_args), arg, "--eal", err, errlen); }
+
+static int o_drain_ms(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(fwd.drain_ms, 0, 60000, "--drain-ms"); return 0; }
+
+static int o_hist_file(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ return set_str(app->ses.hist_file, sizeof(app->ses.hist_file), arg, "--hist-file", err, errlen); }
+
+static int o_max_loss(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	if (vf_parse_double(arg, 0, 1, &app->ses.limits.max_loss)) {
+		snprintf(err, errlen, "bad --max-loss '%s': expected a ratio in 0..1 (0.001 = 0.1%%)", arg);
+		return -1;
+	}
+	app->ses.limits.has_loss = true;
+	return 0;
+}
+
+static int o_max_latency(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	struct vf_meas_limits *l = &app->ses.limits;
+	char pct[32];
+	const char *colon = strchr(arg, ':');
+	size_t n = colon ? (size_t)(colon - arg) : 0;
+
+	if (l->nb_lat == sizeof(l->lat_pct) / sizeof(l->lat_pct[0])) {
+		snprintf(err, errlen, "too many --max-latency (at most %zu)",
+			 sizeof(l->lat_pct) / sizeof(l->lat_pct[0]));
+		return -1;
+	}
+	if (!colon || n == 0 || n >= sizeof(pct)) {
+		snprintf(err, errlen, "bad --max-latency '%s': expected PCT:USEC, e.g. 99.9:50", arg);
+		return -1;
+	}
+	memcpy(pct, arg, n);
+	pct[n] = '\0';
+	if (vf_parse_double(pct, 0, 100, &l->lat_pct[l->nb_lat]) ||
+	    vf_parse_double(colon + 1, 0, 1e9, &l->lat_us[l->nb_lat])) {
+		snprintf(err, errlen, "bad --max-latency '%s': expected PCT (0..100):USEC (>= 0), e.g. 99.9:50", arg);
+		return -1;
+	}
+	l->nb_lat++;
+	return 0;
+}
+
+static int o_search(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ app->ses.search.on = true; return 0; }
+
+static int o_pdr_loss(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	if (vf_parse_double(arg, 0, 0.5, &app->ses.search.pdr_loss)) {
+		snprintf(err, errlen, "bad --pdr-loss '%s': expected a ratio in 0..0.5 (default 0.005)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int o_min_rate(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(search.min_rate, 1, 1000000000ull, "--min-rate"); return 0; }
+static int o_max_rate(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(search.max_rate, 1, 1000000000ull, "--max-rate"); return 0; }
+
+static int o_trial(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	if (vf_parse_double(arg, 0.05, 3600, &app->ses.search.trial)) {
+		snprintf(err, errlen, "bad --trial '%s': expected seconds in 0.05..3600", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int o_precision(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	if (vf_parse_double(arg, 0.0001, 0.5, &app->ses.search.precision)) {
+		snprintf(err, errlen, "bad --precision '%s': expected a ratio in 0.0001..0.5 (default 0.005)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+const struct vf_opt vf_common_opts[] = {
+	{ "port", 0, "SPEC", "add a port: DRIVER[,key=value...] or dpdk:DEVARGS (repeatable)",
+	  VF_COMP_PORT, NULL, o_port },
+	{ "fwd", 0, "MODE", "forwarding mode", VF_COMP_MODE, NULL, o_fwd },
+	{ "forward-mode", 0, "MODE", "alias of --fwd", VF_COMP_MODE, NULL, o_fwd },
+	{ "nb-cores", 0, "N", "forwarding cores to use (default: all but the main lcore)",
+	  VF_COMP_NONE, NULL, o_nb_cores },
+	{ "rxq", 0, "N", "rx queues per port (default 1)", VF_COMP_NONE, NULL, o_rxq },
+	{ "txq", 0, "N", "tx queues per port (default 1)", VF_COMP_NONE, NULL, o_txq },
+	{ "rxd", 0, "N", "rx descriptors per queue (default 1024)", VF_COMP_NONE, NULL, o_rxd },
+	{ "txd", 0, "N", "tx descriptors per queue (default 1024)", VF_COMP_NONE, NULL, o_txd },
+	{ "burst", 0, "N", "packets per burst, 1..512 (default 32)", VF_COMP_NONE, NULL, o_burst },
+	{ "txpkts", 0, "LEN", "frame length of generated packets, 42..2048: one mbuf (default 64)",
+	  VF_COMP_NONE, NULL, o_txpkts },
+	{ "flows", 0, "N", "flowgen/measure: number of flows (default 1024)", VF_COMP_NONE, NULL, o_flows },
+	{ "rate", 0, "PPS", "txonly/flowgen/measure: packets per second, all streams together (default: unlimited)",
+	  VF_COMP_NONE, NULL, o_rate },
+	{ "count", 0, "N", "txonly/flowgen/measure: packets to generate per stream, then idle (measure: then stop) (default: unlimited)",
+	  VF_COMP_NONE, NULL, o_count },
+	{ "drain-ms", 0, "MS", "measure: receive this long after the last send, so late packets count (default 100)",
+	  VF_COMP_NONE, NULL, o_drain_ms },
+	{ "hist-file", 0, "PATH", "measure: write the latency distribution in HdrHistogram's text format",
+	  VF_COMP_FILE, NULL, o_hist_file },
+	{ "max-loss", 0, "RATIO", "measure: exit 1 if the loss ratio is above RATIO (e.g. 0.001)",
+	  VF_COMP_NONE, NULL, o_max_loss },
+	{ "max-latency", 0, "PCT:USEC", "measure: exit 1 if the PCT percentile latency is above USEC (repeatable)",
+	  VF_COMP_NONE, NULL, o_max_latency },
+	{ "search", 0, NULL, "measure: find NDR and PDR (RFC 2544 binary search), then latency at 10/50/90% of PDR",
+	  VF_COMP_NONE, NULL, o_search },
+	{ "pdr-loss", 0, "RATIO", "search: loss ratio allowed at PDR (default 0.005)", VF_COMP_NONE, NULL, o_pdr_loss },
+	{ "min-rate", 0, "PPS", "search: lowest rate tried (default 10000)", VF_COMP_NONE, NULL, o_min_rate },
+	{ "max-rate", 0, "PPS", "search: highest rate tried (default: what the ports take unthrottled)",
+	  VF_COMP_NONE, NULL, o_max_rate },
+	{ "trial", 0, "SEC", "search: seconds per trial (default 1)", VF_COMP_NONE, NULL, o_trial },
+	{ "precision", 0, "RATIO", "search: stop when the interval is this narrow, relative (default 0.005)",
+	  VF_COMP_NONE, NULL, o_precision },
+	{ "impair", 0, "SPEC", "impair mode: KEY=VALUE,... of loss, loss-every, seed, dup, reorder, delay, jitter, rate, limit",
+	  VF_COMP_NONE, NULL, o_impair },
+	{ "eth-peer", 0, "PORT,MAC", "destination MAC for mac mode on PORT (default 02:00:00:00:00:PORT)",
+	  VF_COMP_NONE, NULL, o_eth_peer },
+	{ "tx-first", 0, NULL, "send one burst per stream before forwarding", VF_COMP_NONE, NULL, o_tx_first },
+	{ "record-core-cycles", 0, NULL, "time each poll: busy share and cycles per packet in the stream stats",
+	  VF_COMP_NONE, NULL, o_record_cycles },
+	{ "auto-start", 'a', NULL, "start forwarding at once (interactive mode)",
+	  VF_COMP_NONE, NULL, o_auto_start },
+	{ "total-num-mbufs", 0, "N", "mbufs in the pool (default: from ports, queues and descriptors)",
+	  VF_COMP_NONE, NULL, o_mbufs },
+	{ "duration", 0, "SEC", "forward for SEC seconds, print the final stats and exit",
+	  VF_COMP_NONE, NULL, o_duration },
+	{ "stats-period", 0, "SEC", "print stats every SEC seconds (text: one line per period)", VF_COMP_NONE, NULL, o_stats_period },
+	{ "json", 0, NULL, "stats as JSON objects, one per line, on stdout", VF_COMP_NONE, NULL, o_json },
+	{ "stats-file", 0, "PATH", "also append the stats lines to PATH", VF_COMP_FILE, NULL, o_stats_file },
+	{ "prom-file", 0, "PATH", "write the stats as Prometheus metrics to PATH every period (atomic rename)",
+	  VF_COMP_FILE, NULL, o_prom_file },
+	{ "capture", 0, "PORT[:rx|tx|both]:FILE", "write the packets PORT receives and sends to a pcapng FILE (default both)",
+	  VF_COMP_NONE, NULL, o_capture },
+	{ "interactive", 'i', NULL, "command prompt (forwarding starts with 'start', or -a)",
+	  VF_COMP_NONE, NULL, o_interactive },
+	{ "cmdline-file", 0, "FILE", "run the shell commands in FILE first", VF_COMP_FILE, NULL, o_cmdline_file },
+	{ "stop-on-error", 0, NULL, "a failing command exits with status 1", VF_COMP_NONE, NULL, o_stop_on_error },
+	{ "lcores", 'l', "LIST", "cores to use, as DPDK's -l (default: all)", VF_COMP_NONE, NULL, o_lcores },
+	{ "main-lcore", 0, "N", "core for the main thread (default: first of -l)", VF_COMP_NONE, NULL, o_main_lcore },
+	{ "eal", 0, "ARGS", "extra DPDK EAL arguments, blank-separated", VF_COMP_NONE, NULL, o_eal },
+	{ "verbose", 'v', NULL, "more log output on stderr (twice: debug)", VF_COMP_NONE, NULL, o_verbose },
+	{ NULL },
+};

@@ -1,0 +1,74 @@
+/* The common main of the four tools: options, runtime, ports, engine, stats
+ * output, signals.  A tool is a struct vf_tool: its name, defaults and extra
+ * options; everything else is shared. */
+#ifndef VF_APP_H
+#define VF_APP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vf_parse.h"
+#include "vf_session.h"
+
+#define VF_MAX_SPECS VF_MAX_PORTS
+
+struct vf_app;
+
+enum vf_complete {
+	VF_COMP_NONE,		/* free text / number */
+	VF_COMP_MODE,		/* forwarding mode names */
+	VF_COMP_PORT,		/* driver names, then devargs keys */
+	VF_COMP_FILE,
+	VF_COMP_CHOICES,	/* from .choices, '|'-separated */
+};
+
+struct vf_opt {
+	const char *lname;	/* long name without "--" */
+	int sname;		/* short letter or 0 */
+	const char *arg;	/* argument name for help, NULL: flag */
+	const char *help;
+	enum vf_complete complete;
+	const char *choices;
+	/* Returns 0, or -1 with a message in err (exit status 2). */
+	int (*set)(struct vf_app *app, const char *arg, char *err, size_t errlen);
+};
+
+struct vf_tool {
+	const char *name;
+	const char *summary;		/* one line for --help */
+	const char *default_mode;	/* NULL: "io" */
+	uint16_t default_null_ports;	/* ports created when none given */
+	const struct vf_opt *opts;	/* tool-specific options, NULL-terminated */
+	/* After options are parsed: add the tool's ports, adjust defaults. */
+	int (*finish)(struct vf_app *app, char *err, size_t errlen);
+	/* Optional: register the tool's shell commands. */
+	void (*shell_init)(struct vf_session *ses);
+};
+
+/* The main's own state: the tool, what only the command line sets (the
+ * port specs, the runtime's lcores and EAL arguments), and the session it
+ * fills and runs (lib/session). */
+struct vf_app {
+	struct vf_session ses;
+	const struct vf_tool *tool;
+	/* ports */
+	char *specs[VF_MAX_SPECS];
+	unsigned int nb_specs;
+	/* runtime */
+	char lcores[128];
+	int main_lcore;			/* -1: first of the list */
+	char eal_args[1024];
+	bool mode_set;			/* --fwd given */
+};
+
+int vf_app_main(const struct vf_tool *tool, int argc, char **argv);
+
+/* For tools' option setters. */
+int vf_app_add_spec(struct vf_app *app, const char *spec, char *err, size_t errlen);
+
+/* The common options (NULL-terminated), for help, completion and tests. */
+extern const struct vf_opt vf_common_opts[];
+
+#endif

@@ -1,0 +1,108 @@
+/* The forwarding engine: streams (rx port/queue -> tx port/queue) spread over
+ * forwarding lcores, each running one mode's per-burst function. */
+#ifndef VF_FWD_H
+#define VF_FWD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include "vf_ctr.h"
+#include "vf_port.h"
+
+#define VF_MAX_BURST   512
+#define VF_MAX_STREAMS (VF_MAX_PORTS * VF_MAX_QUEUES)
+#define VF_MAX_LCORES  RTE_MAX_LCORE
+
+struct vf_fwd_cfg;
+struct vf_impair_spec;
+
+/* Per-stream counters are written by one forwarding core only, with
+ * vf_ctr_add() (relaxed: plain movs); readers on the main thread use
+ * vf_ctr_read() and may see a value one burst old. */
+struct vf_stream {
+	struct vf_port *rx_port, *tx_port;
+	uint16_t rx_queue, tx_queue;
+	uint16_t burst;
+	uint16_t id;
+	uint16_t nb_streams;		/* in this run: generators share the rate */
+	unsigned int lcore;
+	const struct vf_fwd_cfg *cfg;
+	uint64_t rx_packets, tx_packets, fwd_dropped;
+	uint64_t rx_bursts[VF_MAX_BURST + 1];	/* histogram of rx burst sizes */
+	/* mode state (txonly/flowgen sequence, rate limiter) */
+	uint64_t seq;
+	uint64_t tb_tokens, tb_last_tsc, tb_rate;	/* token bucket, tokens<<20 */
+	uint64_t gen_left;		/* --count: packets still to generate */
+	void *mode_priv;		/* e.g. the txonly frame template */
+	const struct vf_fwd_mode *priv_mode;	/* the mode mode_priv belongs to */
+	/* --record-core-cycles: TSC cycles of this stream's polls, all of
+	 * them and those that moved packets (busy), as testpmd's
+	 * record-core-cycles; plus their values at the last clear. */
+	uint64_t poll_cycles, busy_cycles;
+	uint64_t cycles_base[2];
+	uint64_t stats_base[3];		/* clear fwd stats: rx, tx, dropped */
+	uint64_t *bursts_base;		/* clear fwd stats: histogram */
+} __rte_cache_aligned;
+
+struct vf_fwd_mode {
+	const char *name;
+	const char *help;
+	/* Per-burst work; reads at most fs->burst packets. */
+	void (*fwd)(struct vf_stream *fs);
+	/* Optional: called once per stream before forwarding starts. */
+	void (*stream_init)(struct vf_stream *fs);
+	/* Optional: releases what the stream holds (stop, and before the
+	 * next stream_init); mode_priv itself is freed by the engine. */
+	void (*stream_fini)(struct vf_stream *fs);
+	/* Optional: clear fwd stats of the mode's own counters. */
+	void (*stats_clear)(struct vf_stream *fs);
+	bool generates;		/* txonly-like: no rx needed */
+	bool drains;		/* at stop: stop sending, receive --drain-ms more */
+};
+
+struct vf_fwd_cfg {
+	const struct vf_fwd_mode *mode;
+	uint16_t burst;
+	uint16_t txpkts;		/* txonly/flowgen frame length */
+	uint32_t nb_flows;		/* flowgen */
+	uint64_t rate_pps;		/* generator pacing, 0: unlimited */
+	uint64_t count;			/* generators: packets per stream, 0: no limit */
+	uint32_t drain_ms;		/* modes that drain: receive this long after the last send */
+	bool record_cycles;		/* --record-core-cycles: time each poll */
+	struct rte_ether_addr peer[VF_MAX_PORTS];	/* --eth-peer */
+	struct rte_mempool *pool;
+	unsigned int nb_cores;
+	/* impair mode (--impair): the settings live with their owner (the
+	 * session); fwd only carries them to the mode (lib/measure). */
+	const struct vf_impair_spec *impair;
+};
+
+/* Modes outside fwd/ (measure, impair: lib/measure) register from a
+ * constructor, as drivers do; they are listed after fwd's own. */
+void vf_fwd_mode_register(const struct vf_fwd_mode *mode);
+const struct vf_fwd_mode *vf_fwd_mode_find(const char *name);
+const struct vf_fwd_mode *vf_fwd_mode_at(unsigned int idx);	/* NULL at end */
+
+/* Streams over the ports that exist now (port 2k <-> 2k+1, a lone last port
+ * to itself), nb_q queues each, spread over the forwarding lcores. */
+int vf_fwd_setup(struct vf_fwd_cfg *cfg, uint16_t nb_q);
+/* Starts the lcores; tx_first sends n bursts per stream first (txonly). */
+int vf_fwd_start(unsigned int tx_first_bursts);
+void vf_fwd_stop(void);
+bool vf_fwd_running(void);
+/* Seconds of forwarding since the last start (or of the last run). */
+double vf_fwd_elapsed(void);
+
+unsigned int vf_fwd_nb_streams(void);
+struct vf_stream *vf_fwd_stream(unsigned int i);
+void vf_fwd_stats_clear(void);
+/* Forwarding lcores available (all EAL lcores but the main one). */
+unsigned int vf_fwd_lcores_available(void);
+
+/* Helpers shared by the modes. */
+uint16_t vf_fwd_tx_and_free(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t n);
+
+#endif

@@ -1,0 +1,59 @@
+/* Helpers shared by the forwarding modes (inline: they are the hot path). */
+#ifndef VF_FWD_PRIV_H
+#define VF_FWD_PRIV_H
+
+#include "vf_fwd.h"
+#include "vf_mbuf.h"
+
+static inline uint16_t fwd_rx(struct vf_stream *fs, struct rte_mbuf **pkts)
+{
+	uint16_t n = vf_port_rx(fs->rx_port, fs->rx_queue, pkts, fs->burst);
+
+	vf_ctr_add(fs->rx_bursts[n], 1);
+	vf_ctr_add(fs->rx_packets, n);
+	return n;
+}
+
+static inline void fwd_tx(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t sent;
+
+	if (n == 0)
+		return;
+	sent = vf_port_tx(fs->tx_port, fs->tx_queue, pkts, n);
+	vf_ctr_add(fs->tx_packets, sent);
+	if (unlikely(sent < n)) {
+		vf_ctr_add(fs->fwd_dropped, (uint64_t)(n - sent));
+		vf_mbuf_free_bulk(pkts + sent, n - sent);
+	}
+}
+
+/* Generators (txonly, flowgen, --tx-first): how many packets this burst may
+ * carry under --rate and --count. */
+uint16_t vf_fwd_gen_budget(struct vf_stream *fs);
+/* Allocates n mbufs and fills them from the stream's template; returns how
+ * many were allocated (0 or n). flows: vary the IPv4 source per packet.
+ * Does not touch --count: the caller decides whether the burst counts. */
+uint16_t vf_fwd_gen_fill(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t n, bool flows);
+void vf_fwd_gen_init(struct vf_stream *fs);
+/* One generator burst (txonly, flowgen); returns the packets sent. */
+uint16_t vf_fwd_gen_send(struct vf_stream *fs, bool flows);
+/* Frees packets a --count generator still holds (counted as dropped). */
+void vf_fwd_gen_release(struct vf_stream *fs);
+
+/* Set while a draining mode's stop waits for late packets: generators
+ * stop sending, receivers go on. */
+extern bool vf__fwd_draining;	/* relaxed loads and stores */
+
+#define VF_FWD_MODE(sym) extern const struct vf_fwd_mode sym
+
+VF_FWD_MODE(vf_fwd_io);
+VF_FWD_MODE(vf_fwd_mac);
+VF_FWD_MODE(vf_fwd_macswap);
+VF_FWD_MODE(vf_fwd_rxonly);
+VF_FWD_MODE(vf_fwd_txonly);
+VF_FWD_MODE(vf_fwd_flowgen);
+VF_FWD_MODE(vf_fwd_icmpecho);
+VF_FWD_MODE(vf_fwd_5tswap);
+
+#endif

@@ -1,0 +1,465 @@
+/* measure: every stream sends stamped UDP/IPv4 frames (paced by --rate,
+ * bounded by --count) and accounts what its rx port delivers: loss,
+ * duplicates, reordering, latency (tx burst to rx burst, TSC) and jitter.
+ *
+ * Single writer everywhere: a stream's sender state belongs to its core;
+ * the receive records live in one block per forwarding core, with one
+ * record per sending stream.  The main thread reads (a burst old at
+ * worst) and merges. */
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "vf_fwd_mode.h"
+#include "vf_meas.h"
+#include "vf_pkt.h"
+#include "vf_seq.h"
+#include "vf_stamp.h"
+
+#define MAX_FRAME 2048		/* --txpkts' bound: a longer frame is not ours */
+#define SEQ_SANE (1ull << 32)	/* a jump beyond this is a forged stamp */
+
+struct meas_rec {
+	struct vf_seq seq;
+	uint64_t jit_sum, jit_n, last_lat;
+	int rx_port;
+	struct vf_hist hist;
+} __rte_cache_aligned;
+
+struct meas_core {
+	uint8_t epoch;
+	uint32_t clear_seen;
+	uint64_t foreign, corrupt, stale;
+	unsigned int nrec;
+	struct meas_rec rec[];
+};
+
+struct meas_tx {
+	struct meas_core *core;
+	uint16_t len;
+	uint8_t epoch;
+	uint32_t clear_seen;
+	uint32_t nflows;
+	uint32_t base_sum;		/* vf_stamp_base_sum of the template */
+	uint32_t ip_sum0;		/* IPv4 header sum without checksum and source low half */
+	uint64_t seq;			/* next to stamp */
+	volatile uint64_t sent;		/* accepted by the port, this run */
+	uint16_t npend;			/* stamped, refused by a full ring: offered again */
+	struct rte_mbuf *pend[VF_MAX_BURST];
+	uint8_t frame[];
+};
+
+static struct meas_core *cores[RTE_MAX_LCORE];
+static unsigned int run_streams;	/* streams of the current run */
+static uint32_t run_epoch;
+static volatile uint32_t clear_req;
+static uint64_t ns_mult;		/* ns = ticks * ns_mult >> 32 */
+
+static inline uint8_t cur_epoch(void)
+{
+	return (uint8_t)(run_epoch + clear_req);
+}
+
+static void core_reset(struct meas_core *c, uint8_t epoch)
+{
+	c->epoch = epoch;
+	c->foreign = c->corrupt = c->stale = 0;
+	for (unsigned int i = 0; i < c->nrec; i++) {
+		struct meas_rec *r = &c->rec[i];
+		vf_seq_reset(&r->seq);
+		r->jit_sum = r->jit_n = r->last_lat = 0;
+		r->rx_port = -1;
+		vf_hist_reset(&r->hist);
+	}
+}
+
+static inline uint16_t rd16(const uint8_t *p)
+{
+	uint16_t w;
+	memcpy(&w, p, 2);
+	return w;
+}
+
+/* Copies the template, sets the flow's source address and port, the IPv4
+ * checksum, and stamps it (tsc 0: set by the second pass). */
+static inline void fill_one(struct meas_tx *t, uint8_t *d, uint8_t epoch)
+{
+	uint32_t flow = t->nflows > 1 ? (uint32_t)(t->seq % t->nflows) : 0;
+	uint16_t ck;
+
+	rte_memcpy(d, t->frame, t->len);
+	if (flow) {
+		d[28] = (uint8_t)(flow >> 8);
+		d[29] = (uint8_t)(1 + (flow & 0xff) % 254);
+		d[34] = (uint8_t)((9 + (flow >> 16)) >> 8);
+		d[35] = (uint8_t)(9 + (flow >> 16));
+		ck = (uint16_t)~vf_stamp_fold(t->ip_sum0 + rd16(d + 28));
+		memcpy(d + 24, &ck, 2);
+	}
+	uint32_t fe = (flow & 0xffffff) | (uint32_t)epoch << 24;
+	uint64_t seq = t->seq++;
+
+	memcpy(d + VF_STAMP_OFF + 4, &fe, 4);
+	memcpy(d + VF_STAMP_OFF + 8, &seq, 8);
+}
+
+/* Second pass, right before the tx burst: the stamp with the TSC. */
+static inline void stamp_one(struct meas_tx *t, uint8_t *d, uint16_t stream, uint64_t tsc)
+{
+	struct vf_stamp s = { .stream = stream, .tsc = tsc };
+	uint32_t fe;
+
+	memcpy(&fe, d + VF_STAMP_OFF + 4, 4);
+	s.flow = fe & 0xffffff;
+	s.epoch = (uint8_t)(fe >> 24);
+	memcpy(&s.seq, d + VF_STAMP_OFF + 8, 8);
+	vf_stamp_write(d, &s, t->base_sum + rd16(d + 28) + rd16(d + 34));
+}
+
+static void tx_pending(struct vf_stream *fs, struct meas_tx *t)
+{
+	uint64_t tsc = rte_rdtsc();
+	uint16_t sent;
+
+	for (uint16_t i = 0; i < t->npend; i++)
+		stamp_one(t, rte_pktmbuf_mtod(t->pend[i], uint8_t *), fs->id, tsc);
+	sent = vf_port_tx(fs->tx_port, fs->tx_queue, t->pend, t->npend);
+	vf_ctr_add(fs->tx_packets, sent);
+	t->sent += sent;
+	t->npend -= sent;
+	if (t->npend)
+		memmove(t->pend, t->pend + sent, t->npend * sizeof(t->pend[0]));
+}
+
+static void tx_burst(struct vf_stream *fs, struct meas_tx *t)
+{
+	uint16_t n;
+
+	if (t->npend) {
+		tx_pending(fs, t);
+		return;
+	}
+	n = vf_fwd_gen_budget(fs);
+	if (!n)
+		return;
+	if (vf_mbuf_alloc_bulk_len(fs->cfg->pool, t->pend, n, fs->tx_port->id, t->len)) {
+		vf_ctr_add(fs->fwd_dropped, n);	/* nothing stamped: not a loss */
+		return;
+	}
+	if (fs->cfg->count)
+		fs->gen_left -= n;
+	for (uint16_t i = 0; i < n; i++)
+		fill_one(t, rte_pktmbuf_mtod(t->pend[i], uint8_t *), t->epoch);
+	t->npend = n;
+	tx_pending(fs, t);
+}
+
+static void release_pending(struct vf_stream *fs, struct meas_tx *t)
+{
+	if (!t->npend)
+		return;
+	/* Stamped but never accepted: not sent, so not lost either; the
+	 * sequence numbers are taken back. */
+	t->seq -= t->npend;
+	if (fs->cfg->count)
+		fs->gen_left += t->npend;
+	rte_pktmbuf_free_bulk(t->pend, t->npend);
+	t->npend = 0;
+}
+
+/* A clear fwd stats while running: the core's records and its streams'
+ * senders start over at their next burst. */
+static void core_sync(struct meas_core *c)
+{
+	uint32_t req = clear_req;
+
+	if (c->clear_seen != req) {
+		c->clear_seen = req;
+		core_reset(c, (uint8_t)(run_epoch + req));
+	}
+}
+
+static void rx_account(struct meas_core *c, struct rte_mbuf **pkts, uint16_t n,
+		       uint16_t rx_port, uint32_t nflows)
+{
+	uint64_t now = rte_rdtsc() & VF_STAMP_TSC_MASK;
+	uint8_t buf[MAX_FRAME];
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint32_t len = m->data_len;
+		struct vf_stamp s;
+		enum vf_stamp_result res;
+		struct meas_rec *r;
+		uint64_t lat;
+
+		if (i + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+		if (unlikely(m->nb_segs > 1)) {
+			if (m->pkt_len > sizeof(buf)) {
+				len = m->data_len;	/* too long to be ours: parse says so */
+			} else {
+				d = rte_pktmbuf_read(m, 0, m->pkt_len, buf);
+				len = m->pkt_len;
+			}
+		}
+		res = vf_stamp_parse(d, len, &s);
+		if (unlikely(res != VF_STAMP_OK)) {
+			if (res == VF_STAMP_FOREIGN)
+				c->foreign++;
+			else
+				c->corrupt++;
+			continue;
+		}
+		if (unlikely(s.stream >= c->nrec || s.flow >= nflows)) {
+			c->corrupt++;
+			continue;
+		}
+		if (unlikely(s.epoch != c->epoch)) {
+			core_sync(c);	/* a clear this core has not seen yet */
+			if (s.epoch != c->epoch) {
+				c->stale++;
+				continue;
+			}
+		}
+		r = &c->rec[s.stream];
+		if (unlikely(s.seq >= r->seq.next + SEQ_SANE)) {
+			c->corrupt++;
+			continue;
+		}
+		vf_seq_add(&r->seq, s.seq);
+		r->rx_port = rx_port;
+		lat = (now - s.tsc) & VF_STAMP_TSC_MASK;
+		lat = (uint64_t)(((unsigned __int128)lat * ns_mult) >> 32);
+		vf_hist_add(&r->hist, lat);
+		if (r->jit_n++)
+			r->jit_sum += lat > r->last_lat ? lat - r->last_lat : r->last_lat - lat;
+		r->last_lat = lat;
+	}
+}
+
+static void measure_fwd(struct vf_stream *fs)
+{
+	struct meas_tx *t = fs->mode_priv;
+	struct meas_core *c = t->core;
+	struct rte_mbuf *pkts[VF_MAX_BURST];
+	uint16_t n;
+
+	if (unlikely(t->clear_seen != clear_req)) {
+		core_sync(c);
+		release_pending(fs, t);
+		t->clear_seen = clear_req;
+		t->epoch = c->epoch;
+		t->seq = 0;
+		t->sent = 0;
+		fs->gen_left = fs->cfg->count;
+	}
+	if (likely(!__atomic_load_n(&vf__fwd_draining, __ATOMIC_RELAXED)))
+		tx_burst(fs, t);
+	else
+		release_pending(fs, t);
+	n = fwd_rx(fs, pkts);
+	if (n) {
+		rx_account(c, pkts, n, fs->rx_port->id, t->nflows);
+		vf_mbuf_free_bulk(pkts, n);
+	}
+}
+
+static struct meas_core *core_get(unsigned int lcore, unsigned int nrec)
+{
+	struct meas_core *c = cores[lcore];
+
+	if (!c || c->nrec < nrec) {
+		rte_free(c);
+		c = rte_zmalloc("vf_meas", sizeof(*c) + nrec * sizeof(c->rec[0]),
+				RTE_CACHE_LINE_SIZE);
+		cores[lcore] = c;
+		if (!c)
+			return NULL;
+		c->nrec = nrec;
+	}
+	return c;
+}
+
+static void measure_init(struct vf_stream *fs)
+{
+	const struct vf_fwd_cfg *cfg = fs->cfg;
+	unsigned int ns = vf_fwd_nb_streams();
+	uint16_t len = cfg->txpkts < VF_STAMP_MIN_FRAME ? VF_STAMP_MIN_FRAME : cfg->txpkts;
+	struct meas_tx *t;
+	struct meas_core *c;
+
+	if (fs->id == 0) {
+		/* A new run: new epoch, every core's records empty. */
+		run_epoch++;
+		run_streams = ns;
+		ns_mult = (uint64_t)(((unsigned __int128)1000000000u << 32) / rte_get_tsc_hz());
+		for (unsigned int l = 0; l < RTE_MAX_LCORE; l++)
+			if (cores[l]) {
+				cores[l]->clear_seen = clear_req;
+				core_reset(cores[l], cur_epoch());
+			}
+	}
+	c = core_get(fs->lcore, ns);
+	if (!c)
+		return;
+	if (c->epoch != cur_epoch() || c->clear_seen != clear_req) {
+		c->clear_seen = clear_req;
+		core_reset(c, cur_epoch());
+	}
+	t = rte_zmalloc("vf_meas_tx", sizeof(*t) + len, RTE_CACHE_LINE_SIZE);
+	if (!t)
+		return;
+	t->core = c;
+	t->len = len;
+	t->epoch = cur_epoch();
+	t->clear_seen = clear_req;
+	t->nflows = cfg->nb_flows ? cfg->nb_flows : 1;
+	if (t->nflows > 0xffffff)
+		t->nflows = 0xffffff;
+	vf_pkt_build_udp(t->frame, len, fs->tx_port->mac, cfg->peer[fs->tx_port->id].addr_bytes, 0);
+	t->frame[28] = 0;	/* the template's source low half and sport: 0 */
+	t->frame[29] = 1;	/* flow 0 (the 1 + flow % 254 of vf_pkt_build_udp) */
+	t->base_sum = vf_stamp_base_sum(t->frame, len);
+	{
+		uint8_t ip[20];
+		memcpy(ip, t->frame + 14, 20);
+		ip[10] = ip[11] = ip[14] = ip[15] = 0;
+		t->ip_sum0 = vf_stamp_sum(ip, 20, 0);
+	}
+	fs->mode_priv = t;
+	/* The token bucket and --count of the generators. */
+	fs->gen_left = cfg->count;
+	fs->tb_rate = 0;
+	if (cfg->rate_pps) {
+		fs->tb_rate = cfg->rate_pps / (ns ? ns : 1);
+		if (!fs->tb_rate)
+			fs->tb_rate = 1;
+		fs->tb_tokens = 0;
+		fs->tb_last_tsc = 0;
+	}
+}
+
+static void measure_fini(struct vf_stream *fs)
+{
+	struct meas_tx *t = fs->mode_priv;
+
+	if (t)
+		release_pending(fs, t);
+}
+
+const struct vf_fwd_mode vf_fwd_measure = {
+	.name = "measure",
+	.help = "send stamped UDP/IPv4 frames and measure what comes back: loss, reordering, latency",
+	.fwd = measure_fwd,
+	.stream_init = measure_init,
+	.stream_fini = measure_fini,
+	.generates = true,
+	.drains = true,
+};
+
+/* ---- readers (main thread) ---- */
+
+unsigned int vf_meas_nb_streams(void)
+{
+	unsigned int n = vf_fwd_nb_streams();
+
+	return run_streams < n ? run_streams : n;
+}
+
+int vf_meas_get(unsigned int i, struct vf_meas_stream *s)
+{
+	struct vf_stream *fs = vf_fwd_stream(i);
+	const struct meas_tx *t;
+
+	if (i >= vf_meas_nb_streams() || !fs || fs->cfg->mode != &vf_fwd_measure)
+		return -1;
+	t = fs->mode_priv;
+	memset(s, 0, sizeof(*s));
+	vf_hist_reset(&s->hist);
+	s->id = i;
+	s->tx_port = fs->tx_port->id;
+	s->tx_queue = fs->tx_queue;
+	s->rx_port = -1;
+	s->sent = t ? t->sent : 0;
+	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
+		const struct meas_core *c = cores[l];
+		const struct meas_rec *r;
+
+		if (!c || i >= c->nrec || c->epoch != cur_epoch())
+			continue;
+		r = &c->rec[i];
+		s->received += r->seq.received;
+		s->dups += r->seq.dups;
+		s->reordered += r->seq.reordered;
+		s->late += r->seq.late;
+		s->jitter_sum += r->jit_sum;
+		s->jitter_n += r->jit_n > 0 ? r->jit_n - 1 : 0;
+		if (r->rx_port >= 0)
+			s->rx_port = r->rx_port;
+		vf_hist_merge(&s->hist, &r->hist);
+	}
+	s->unique = s->received - s->dups;
+	s->lost = s->sent > s->unique ? s->sent - s->unique : 0;
+	s->loss_ratio = s->sent ? (double)s->lost / (double)s->sent : 0.0;
+	return 0;
+}
+
+void vf_meas_totals(struct vf_meas_totals *tot)
+{
+	memset(tot, 0, sizeof(*tot));
+	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
+		const struct meas_core *c = cores[l];
+
+		if (!c || c->epoch != cur_epoch())
+			continue;
+		tot->foreign += c->foreign;
+		tot->corrupt += c->corrupt;
+		tot->stale += c->stale;
+	}
+}
+
+void vf_meas_clear(void)
+{
+	if (vf_fwd_running()) {
+		__atomic_add_fetch(&clear_req, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	clear_req++;
+	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++)
+		if (cores[l]) {
+			cores[l]->clear_seen = clear_req;
+			core_reset(cores[l], cur_epoch());
+		}
+	for (unsigned int i = 0; i < vf_meas_nb_streams(); i++) {
+		struct vf_stream *fs = vf_fwd_stream(i);
+		struct meas_tx *t = fs ? fs->mode_priv : NULL;
+
+		if (!t || fs->cfg->mode != &vf_fwd_measure)
+			continue;
+		t->clear_seen = clear_req;
+		t->epoch = cur_epoch();
+		t->seq = 0;
+		t->sent = 0;
+	}
+}
+
+bool vf_meas_all_sent(void)
+{
+	unsigned int n = vf_meas_nb_streams();
+
+	if (!n)
+		return false;
+	for (unsigned int i = 0; i < n; i++) {
+		struct vf_stream *fs = vf_fwd_stream(i);
+		const struct meas_tx *t = fs->mode_priv;
+
+		if (fs->cfg->mode != &vf_fwd_measure || !fs->cfg->count || !t ||
+		    t->sent < fs->cfg->count)
+			return false;
+	}
+	return true;
+}

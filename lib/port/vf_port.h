@@ -1,0 +1,191 @@
+/* Ports: {driver ops, private state, queues, stats}.
+ *
+ * The framework validates (port state, queue ids, arguments) and the driver
+ * ops only do the work.  The burst functions and queue pointers sit in the
+ * first cache line of struct vf_port, the one deliberate fast-path layout;
+ * everything else is reached through functions. */
+#ifndef VF_PORT_H
+#define VF_PORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include <rte_branch_prediction.h>
+
+#include "vf_devargs.h"
+
+#define VF_MAX_PORTS   32
+#define VF_MAX_QUEUES  16
+#define VF_NAME_LEN    32
+
+struct vf_port;
+struct vf_out;
+
+typedef uint16_t (*vf_rx_burst_t)(void *rxq, struct rte_mbuf **pkts, uint16_t n);
+typedef uint16_t (*vf_tx_burst_t)(void *txq, struct rte_mbuf **pkts, uint16_t n);
+
+/* Counter names follow DPDK telemetry's /ethdev/stats. */
+struct vf_port_stats {
+	uint64_t ipackets, opackets, ibytes, obytes;
+	uint64_t imissed, ierrors, oerrors, rx_nombuf;
+};
+
+struct vf_xstat {
+	char name[64];
+	uint64_t value;
+};
+
+struct vf_link {
+	bool up;
+	uint32_t speed_mbps;	/* 0: unknown */
+};
+
+/* What the engine asks of a port before start. */
+struct vf_port_conf {
+	uint16_t nb_rxq, nb_txq;
+	uint16_t nb_rxd, nb_txd;
+	struct rte_mempool *pool;	/* rx buffers come from here */
+};
+
+struct vf_driver {
+	const char *name;
+	const char *help;			/* one line for vf-ports(7) and help */
+	const struct vf_kvdef *keys;		/* accepted devargs; NULL: passed raw */
+	/* The driver finishes (or hands its peer) the transmit offload
+	 * requests packets carry (vf_offload.h); for the others the framework
+	 * finishes them in software before their tx burst. */
+	bool tx_offloads;
+
+	/* Parse devargs (already validated against keys), allocate priv,
+	 * open sockets.  May fill port->mac and port->max_rxq/max_txq. */
+	int (*probe)(struct vf_port *port, const struct vf_devargs *da);
+	/* Queues and descriptors; called while stopped, maybe more than once. */
+	int (*configure)(struct vf_port *port, const struct vf_port_conf *conf);
+	/* Must set port->rx_burst/tx_burst and port->rxq[]/txq[]. */
+	int (*start)(struct vf_port *port);
+	void (*stop)(struct vf_port *port);
+	void (*close)(struct vf_port *port);	/* frees priv; idempotent */
+
+	void (*link_get)(struct vf_port *port, struct vf_link *link);
+	void (*stats_get)(struct vf_port *port, struct vf_port_stats *st);
+	void (*stats_reset)(struct vf_port *port);	/* unused: the framework keeps a baseline */
+	/* Fills up to n entries, returns how many exist (may be > n). Optional. */
+	int (*xstats_get)(struct vf_port *port, struct vf_xstat *xs, unsigned int n);
+	void (*xstats_reset)(struct vf_port *port);
+	/* Driver-specific fields for "show port info" (text and JSON). Optional. */
+	void (*info)(struct vf_port *port, struct vf_out *out);
+	/* Per-queue ring state for "show port ring". Optional. */
+	void (*ring_info)(struct vf_port *port, struct vf_out *out);
+};
+
+struct vf_port {
+	/* fast path: first cache line */
+	vf_rx_burst_t rx_burst;
+	vf_tx_burst_t tx_burst;
+	/* VF_CAP_RX | VF_CAP_TX while a capture runs (the capture tap, below): read
+	 * every burst, so next to the burst functions */
+	volatile uint8_t capture;
+	void *rxq[VF_MAX_QUEUES];
+	void *txq[VF_MAX_QUEUES];
+
+	/* control path */
+	uint16_t id;
+	char name[VF_NAME_LEN];
+	char spec[VF_DEVARGS_STR_MAX];
+	const struct vf_driver *drv;
+	void *priv;
+	struct vf_port_conf conf;
+	uint16_t max_rxq, max_txq;	/* driver limits, default VF_MAX_QUEUES */
+	uint8_t mac[6];
+	bool configured, started;
+	struct vf_port_stats stats_base;	/* for "clear port stats" */
+	uint64_t link_changes;
+	/* Ports whose driver does not take offload requests, while some port
+	 * may produce them (rx_offloads): the tx burst goes through
+	 * vf_ol_tx_burst first (port.c). */
+	bool rx_offloads;		/* set by probe: packets may ask for offloads */
+	struct vf_port_olq *olq;	/* per tx queue, NULL: not wrapped */
+} __rte_cache_aligned;
+
+/* Driver registry: drivers call this from a constructor (VF_DRIVER_REGISTER). */
+void vf_driver_register(const struct vf_driver *drv);
+const struct vf_driver *vf_driver_find(const char *name);
+/* Iterate: idx from 0 until NULL. */
+const struct vf_driver *vf_driver_at(unsigned int idx);
+
+#define VF_DRIVER_REGISTER(drv) \
+	static void __attribute__((constructor)) vf_register_##drv(void) \
+	{ vf_driver_register(&(drv)); }
+
+/* Creates a port from "DRIVER[,k=v...]".  Returns NULL with a one-line
+ * message in err (naming the bad key and listing the accepted ones). */
+struct vf_port *vf_port_create(const char *spec, char *err, size_t errlen);
+int vf_port_configure(struct vf_port *port, const struct vf_port_conf *conf);
+int vf_port_start(struct vf_port *port);
+void vf_port_stop(struct vf_port *port);
+void vf_port_close(struct vf_port *port);	/* also frees the id */
+
+/* Held around lookups from threads other than the main one (telemetry). */
+void vf_port_registry_lock(void);
+void vf_port_registry_unlock(void);
+
+uint16_t vf_port_count(void);		/* highest id + 1 */
+struct vf_port *vf_port_get(uint16_t id);	/* NULL if none */
+
+void vf_port_link(struct vf_port *port, struct vf_link *link);
+/* Stats since the last vf_port_stats_reset(). */
+void vf_port_stats(struct vf_port *port, struct vf_port_stats *st);
+void vf_port_stats_reset(struct vf_port *port);
+int vf_port_xstats(struct vf_port *port, struct vf_xstat *xs, unsigned int n);
+void vf_port_xstats_reset(struct vf_port *port);
+
+/* Burst functions a driver installs while it cannot move packets. */
+uint16_t vf_port_rx_none(void *q, struct rte_mbuf **pkts, uint16_t n);
+uint16_t vf_port_tx_none(void *q, struct rte_mbuf **pkts, uint16_t n);
+
+/* The capture tap: while a port's capture flag has VF_CAP_RX or VF_CAP_TX,
+ * the forwarding cores copy what it receives or sends into mbufs of the
+ * tap's pool, stamped (struct vf_port_tap_meta in the private area), onto
+ * the tap's ring; what does not fit counts in drops.  capture.c creates the
+ * ring and pool, sets the flag and writes the file (vf_capture.h). */
+#define VF_CAP_RX 1
+#define VF_CAP_TX 2
+#define VF_PORT_TAP_SNAPLEN 65535u	/* bytes copied of a packet */
+
+struct vf_port_tap_meta {
+	uint64_t tsc;
+	uint8_t dir;
+};
+
+struct vf_port_tap {
+	struct rte_ring *ring;
+	struct rte_mempool *pool;
+	uint64_t drops;		/* atomics: the cores share it */
+};
+extern struct vf_port_tap vf_port_tap;
+
+void vf_port_tap_rx(struct vf_port *p, struct rte_mbuf **pkts, uint16_t n);
+uint16_t vf_port_tap_tx(struct vf_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n);
+
+static inline uint16_t
+vf_port_rx(struct vf_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t nb = p->rx_burst(p->rxq[q], pkts, n);
+
+	if (unlikely(p->capture & VF_CAP_RX) && nb)
+		vf_port_tap_rx(p, pkts, nb);
+	return nb;
+}
+
+static inline uint16_t
+vf_port_tx(struct vf_port *p, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
+{
+	if (likely(!(p->capture & VF_CAP_TX)))
+		return p->tx_burst(p->txq[q], pkts, n);
+	return vf_port_tap_tx(p, q, pkts, n);
+}
+
+#endif

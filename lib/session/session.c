@@ -1,0 +1,213 @@
+/* The session: ports, engine start, signals, emitting documents, the
+ * Prometheus writer (vf_session.h). */
+#include "vf_session.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_mbuf.h>
+
+#include "vf_out.h"
+#include "vf_prom.h"
+
+static volatile sig_atomic_t got_signal;
+static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void vf_session_init(struct vf_session *ses, const char *tool)
+{
+	ses->tool = tool;
+	ses->nb_rxq = ses->nb_txq = 1;
+	ses->nb_rxd = ses->nb_txd = 1024;
+	ses->fwd.burst = 32;
+	ses->fwd.txpkts = 64;
+	ses->fwd.nb_flows = 1024;
+	ses->fwd.drain_ms = 100;
+	ses->fwd.impair = &ses->impair;
+	ses->search.pdr_loss = 0.005;
+	ses->search.min_rate = 10000;
+	ses->search.trial = 1.0;
+	ses->search.precision = 0.005;
+}
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+void vf_session_signals_install(void)
+{
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int vf_session_signalled(void)
+{
+	return got_signal;
+}
+
+void vf_session_lock(void) { pthread_mutex_lock(&session_lock); }
+void vf_session_unlock(void) { pthread_mutex_unlock(&session_lock); }
+
+void vf_session_emit(struct vf_session *ses, struct vf_out *o)
+{
+	char *s = vf_out_take(o);
+
+	if (!s)
+		return;
+	fputs(s, stdout);
+	if (ses->json)
+		fputc('\n', stdout);
+	fflush(stdout);
+	if (ses->stats_fp) {
+		fputs(s, ses->stats_fp);
+		if (ses->json)
+			fputc('\n', ses->stats_fp);
+		fflush(ses->stats_fp);
+	}
+	free(s);
+}
+
+bool vf_session_wait_links(double timeout_s)
+{
+	double end = now_s() + timeout_s;
+
+	for (;;) {
+		bool all = true;
+
+		for (uint16_t p = 0; p < vf_port_count(); p++) {
+			struct vf_port *port = vf_port_get(p);
+			struct vf_link l;
+
+			if (!port)
+				continue;
+			vf_port_link(port, &l);
+			all = all && l.up;
+		}
+		if (all)
+			return true;
+		if (got_signal || now_s() >= end)
+			return false;
+		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+	}
+}
+
+int vf_session_port_add(struct vf_session *ses, const char *spec, char *err, size_t errlen)
+{
+	struct vf_port *p = vf_port_create(spec, err, errlen);
+	struct vf_port_conf conf;
+	uint16_t id;
+	int ret;
+
+	if (!p)
+		return -1;
+	id = p->id;
+	if (!ses->eth_peer_set[id]) {
+		/* testpmd's default peer: 02:00:00:00:00:PORT */
+		uint8_t def[6] = { 0x02, 0, 0, 0, 0, (uint8_t)id };
+		memcpy(ses->fwd.peer[id].addr_bytes, def, 6);
+	}
+	conf = (struct vf_port_conf){
+		.nb_rxq = ses->nb_rxq, .nb_txq = ses->nb_txq,
+		.nb_rxd = ses->nb_rxd, .nb_txd = ses->nb_txd, .pool = ses->fwd.pool,
+	};
+	ret = vf_port_configure(p, &conf);
+	if (ret == 0)
+		ret = vf_port_start(p);
+	if (ret) {
+		snprintf(err, errlen, "port %u (%s): cannot %s: %s", id, p->spec,
+			 p->configured ? "start" : "configure", strerror(-ret));
+		vf_port_close(p);
+		return -1;
+	}
+	return id;
+}
+
+int vf_session_fwd_start(struct vf_session *ses, unsigned int tx_first_bursts)
+{
+	struct rte_mempool *pool = ses->fwd.pool;
+	uint16_t nq = ses->nb_rxq > ses->nb_txq ? ses->nb_rxq : ses->nb_txq;
+	int ret;
+
+	if (vf_fwd_running())
+		return -EALREADY;
+	if (pool && ses->fwd.txpkts > rte_pktmbuf_data_room_size(pool) - RTE_PKTMBUF_HEADROOM)
+		return -EMSGSIZE;	/* a generated frame is one mbuf */
+	ses->fwd.nb_cores = ses->nb_cores;
+	ret = vf_fwd_setup(&ses->fwd, nq);
+	if (ret)
+		return ret;
+	ses->prev_time = now_s();
+	memset(ses->prev_st, 0, sizeof(ses->prev_st));
+	for (uint16_t p = 0; p < vf_port_count(); p++)
+		if (vf_port_get(p))
+			vf_port_stats(vf_port_get(p), &ses->prev_st[p]);
+	return vf_fwd_start(tx_first_bursts);
+}
+
+/* ---- the Prometheus writer ---- */
+
+static pthread_t prom_thread;
+static volatile bool prom_stop, prom_on;
+
+static void *prom_main(void *arg)
+{
+	struct vf_session *ses = arg;
+	double p = ses->stats_period > 0 ? ses->stats_period : 1.0;
+	bool warned = false;
+
+	while (!prom_stop) {
+		int ret;
+
+		vf_session_lock();
+		ret = vf_prom_write(ses->prom_file, ses->tool);
+		vf_session_unlock();
+		if (ret && !warned) {
+			fprintf(stderr, "%s: cannot write --prom-file '%s': %s\n", ses->tool,
+				ses->prom_file, strerror(-ret));
+			warned = true;
+		}
+		/* sleep in short steps: stop does not wait a whole period */
+		for (double slept = 0; slept < p && !prom_stop; slept += 0.05)
+			nanosleep(&(struct timespec){ 0, 50 * 1000 * 1000 }, NULL);
+	}
+	return NULL;
+}
+
+void vf_session_prom_start(struct vf_session *ses)
+{
+	if (!ses->prom_file[0] || prom_on)
+		return;
+	prom_stop = false;
+	if (pthread_create(&prom_thread, NULL, prom_main, ses) == 0)
+		prom_on = true;
+}
+
+void vf_session_prom_stop(struct vf_session *ses)
+{
+	int ret;
+
+	if (!ses->prom_file[0])
+		return;
+	if (prom_on) {
+		prom_stop = true;
+		pthread_join(prom_thread, NULL);
+		prom_on = false;
+	}
+	ret = vf_prom_write(ses->prom_file, ses->tool);
+	if (ret)
+		fprintf(stderr, "%s: cannot write --prom-file '%s': %s\n", ses->tool,
+			ses->prom_file, strerror(-ret));
+}

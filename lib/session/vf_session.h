@@ -1,0 +1,106 @@
+/* A session: the settings of one run and what drives it, shared by the
+ * common main (lib/app), the shell (lib/shell) and the search (lib/search)
+ * so that none of them calls back into another.  It holds the engine's
+ * configuration, the ports' queue settings and the output settings; its
+ * functions add ports, start the engine, print statistics and write a
+ * finished document to stdout and the stats file.
+ *
+ * The main fills it from the options; everything above reads and changes
+ * it from the main thread (and the shell's commands) only. */
+#ifndef VF_SESSION_H
+#define VF_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vf_fwd.h"
+#include "vf_impair.h"
+#include "vf_meas.h"
+#include "vf_port.h"
+
+struct vf_out;
+
+/* --search: the throughput search's settings (lib/search). */
+struct vf_search_cfg {
+	bool on;
+	double pdr_loss;	/* default 0.005 */
+	uint64_t min_rate, max_rate;	/* pps, all streams; max 0: measured */
+	double trial;		/* seconds per trial */
+	double precision;	/* relative width at which the search stops */
+};
+
+struct vf_session {
+	const char *tool;		/* the tool's name: prompts, JSON, Prometheus */
+	/* The tool's own shell commands (registered once), NULL: none. */
+	void (*shell_init)(struct vf_session *ses);
+	/* engine */
+	struct vf_fwd_cfg fwd;		/* fwd.impair points at impair below */
+	struct vf_impair_spec impair;	/* --impair */
+	uint16_t nb_rxq, nb_txq, nb_rxd, nb_txd;
+	unsigned int nb_cores;		/* 0: all forwarding lcores */
+	uint32_t total_num_mbufs;	/* 0: computed */
+	bool tx_first, auto_start, interactive;
+	bool eth_peer_set[VF_MAX_PORTS];
+	/* run and output */
+	double duration;		/* 0: until signal / quit */
+	double stats_period;		/* 0: none */
+	bool json;
+	char stats_file[512];
+	FILE *stats_fp;
+	char prom_file[512];		/* --prom-file */
+	char capture_file[512];		/* --capture PORT[:DIR]:FILE */
+	uint16_t capture_port;
+	unsigned int capture_dirs;
+	char cmdline_file[512];
+	bool stop_on_error;
+	bool cmd_input;			/* commands from a piped stdin */
+	int verbose;
+	volatile bool quit;
+	/* measuring */
+	char hist_file[512];
+	struct vf_meas_limits limits;
+	struct vf_search_cfg search;
+	/* rates: the ports' counters at the last statistics and when */
+	struct vf_port_stats prev_st[VF_MAX_PORTS];
+	double prev_time;
+	unsigned int period_lines;	/* text lines printed by --stats-period */
+};
+
+/* The defaults every tool starts from (the main then applies options). */
+void vf_session_init(struct vf_session *ses, const char *tool);
+
+/* SIGINT and SIGTERM end a run cleanly, SIGPIPE is ignored. */
+void vf_session_signals_install(void);
+/* The SIGINT/SIGTERM received, or 0. */
+int vf_session_signalled(void);
+
+/* Creates, configures and starts a port with the session's queue settings
+ * and fwd.pool.  Returns its id, or -1 with a message in err. */
+int vf_session_port_add(struct vf_session *ses, const char *spec, char *err, size_t errlen);
+/* (Re)builds the streams over the current ports and starts forwarding. */
+int vf_session_fwd_start(struct vf_session *ses, unsigned int tx_first_bursts);
+/* Waits up to timeout_s for every port's link; true if all are up (false
+ * also on a signal). */
+bool vf_session_wait_links(double timeout_s);
+
+/* Writes one finished document (text, or one JSON line) to stdout and the
+ * stats file. */
+void vf_session_emit(struct vf_session *ses, struct vf_out *o);
+
+/* Held by shell commands and by the Prometheus writer: ports and streams
+ * do not change under a render. */
+void vf_session_lock(void);
+void vf_session_unlock(void);
+
+/* The Prometheus writer thread (every --stats-period, default 1 s), when
+ * --prom-file is set; stop joins it and writes the file once more. */
+void vf_session_prom_start(struct vf_session *ses);
+void vf_session_prom_stop(struct vf_session *ses);
+
+/* report.c: one statistics document (ports and streams; text: a period
+ * line unless final), to stdout and the stats file. */
+void vf_session_print_stats(struct vf_session *ses, bool final);
+
+#endif
