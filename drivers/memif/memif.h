@@ -268,7 +268,6 @@ struct memif_sock *memif_sock_open(const char *name, bool abstract, const struct
 void memif_sock_put(struct memif_sock *s);
 int memif_sock_attach(struct memif_sock *s, struct memif_if *mif, char *err, size_t len);
 void memif_sock_detach(struct memif_sock *s, struct memif_if *mif);
-struct memif_if *memif_sock_find(struct memif_sock *s, uint32_t id);
 
 /* Enable (start) / disable (stop) an interface: servers accept INIT for its
  * id, clients connect now and then every reconnect_ms. */

@@ -417,16 +417,6 @@ void memif_sock_detach(struct memif_sock *s, struct memif_if *mif)
 	mif->sock = NULL;
 }
 
-struct memif_if *memif_sock_find(struct memif_sock *s, uint32_t id)
-{
-	if (s == NULL)
-		return NULL;
-	for (unsigned int i = 0; i < VF_MAX_PORTS; i++)
-		if (s->ifs[i] != NULL && s->ifs[i]->cfg.id == id)
-			return s->ifs[i];
-	return NULL;
-}
-
 /* ---- interface enable/disable, client retry, health ---- */
 
 int memif_client_connect(struct memif_if *mif)
