@@ -190,6 +190,9 @@ struct memif_conn {
 	bool log_unsealed;
 	struct vf_peer peer;		/* SO_PEERCRED of the other end */
 	struct memif_conn *next;	/* sock's pending list */
+	/* memif_conn_close, set by memif_conn_new: how memif_if.c drops the
+	 * connection (peer memory truncated) without calling memif_socket.c */
+	void (*drop)(struct memif_conn *c, const char *reason);
 };
 
 /* A listening socket shared by every server interface with the same name. */

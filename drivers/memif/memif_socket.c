@@ -52,6 +52,7 @@ struct memif_conn *memif_conn_new(int fd, struct memif_sock *sock, struct memif_
 	c->mif = mif;
 	c->server = sock != NULL;
 	c->phase = c->server ? MEMIF_PH_INIT : MEMIF_PH_HELLO;
+	c->drop = memif_conn_close;
 	if (mif != NULL) {
 		mif->conn = c;
 		__atomic_store_n(&mif->state, MEMIF_ST_HANDSHAKE, __ATOMIC_RELEASE);
