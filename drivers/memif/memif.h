@@ -6,7 +6,12 @@
  * control thread (lib/vf_ctl.h), or from the main thread through
  * vf_ctl_call().  The forwarding cores touch only struct memif_queue, and
  * only while queue->ready is set; the control thread clears ready, waits in
- * vf_sync_wait() and only then unmaps (memif_if_disconnect). */
+ * vf_sync_wait() and only then unmaps (memif_if_disconnect).
+ *
+ * Calls go one way, top down: memif_port.c -> memif_socket.c (sockets,
+ * control loop) -> memif_msg.c (messages) -> memif_if.c (regions, queues)
+ * -> memif_rxtx.c, memif_zc.c (data path).  A lower file that must close a
+ * connection does it through memif_conn.drop. */
 #ifndef MEMIF_H
 #define MEMIF_H
 
@@ -190,6 +195,9 @@ struct memif_conn {
 	bool log_unsealed;
 	struct vf_peer peer;		/* SO_PEERCRED of the other end */
 	struct memif_conn *next;	/* sock's pending list */
+	/* memif_conn_close, set by memif_conn_new: how memif_if.c drops the
+	 * connection (peer memory truncated) without calling memif_socket.c */
+	void (*drop)(struct memif_conn *c, const char *reason);
 };
 
 /* A listening socket shared by every server interface with the same name. */
@@ -268,7 +276,6 @@ struct memif_sock *memif_sock_open(const char *name, bool abstract, const struct
 void memif_sock_put(struct memif_sock *s);
 int memif_sock_attach(struct memif_sock *s, struct memif_if *mif, char *err, size_t len);
 void memif_sock_detach(struct memif_sock *s, struct memif_if *mif);
-struct memif_if *memif_sock_find(struct memif_sock *s, uint32_t id);
 
 /* Enable (start) / disable (stop) an interface: servers accept INIT for its
  * id, clients connect now and then every reconnect_ms. */

@@ -189,7 +189,7 @@ static void region_fault(void *arg, void *addr)
 	VF_WARN("memif %s: the peer truncated a shared region under us (SIGBUS); disconnecting",
 		mif->cfg.if_name);
 	if (mif->conn != NULL)
-		memif_conn_close(mif->conn, "Peer memory truncated");
+		mif->conn->drop(mif->conn, "Peer memory truncated");
 	else
 		memif_if_teardown(mif, "Peer memory truncated");
 }

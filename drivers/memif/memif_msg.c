@@ -106,6 +106,19 @@ bool memif_secret_equal(const char *ours, const uint8_t theirs[MEMIF_SECRET_SZ])
 
 /* ---- server side ---- */
 
+/* The interface with this id attached to the listener s (memif_sock_attach),
+ * or NULL.  Here, not in memif_socket.c: it reads the listener's table, not
+ * its socket, and memif_socket.c calls this file, never the other way. */
+static struct memif_if *sock_find(const struct memif_sock *s, uint32_t id)
+{
+	if (s == NULL)
+		return NULL;
+	for (unsigned int i = 0; i < VF_MAX_PORTS; i++)
+		if (s->ifs[i] != NULL && s->ifs[i]->cfg.id == id)
+			return s->ifs[i];
+	return NULL;
+}
+
 static int on_init(struct memif_conn *c, const struct memif_msg *m, int fd)
 {
 	const struct memif_msg_init *in = &m->init;
@@ -113,7 +126,7 @@ static int on_init(struct memif_conn *c, const struct memif_msg *m, int fd)
 
 	if (in->version != MEMIF_VERSION)
 		return fail(c, "Incompatible memif version");
-	mif = memif_sock_find(c->sock, in->id);
+	mif = sock_find(c->sock, in->id);
 	if (mif == NULL || !mif->enabled)
 		return fail(c, "ID not found");
 	if (mif->conn != NULL) {

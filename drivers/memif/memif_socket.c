@@ -52,6 +52,7 @@ struct memif_conn *memif_conn_new(int fd, struct memif_sock *sock, struct memif_
 	c->mif = mif;
 	c->server = sock != NULL;
 	c->phase = c->server ? MEMIF_PH_INIT : MEMIF_PH_HELLO;
+	c->drop = memif_conn_close;
 	if (mif != NULL) {
 		mif->conn = c;
 		__atomic_store_n(&mif->state, MEMIF_ST_HANDSHAKE, __ATOMIC_RELEASE);
@@ -415,16 +416,6 @@ void memif_sock_detach(struct memif_sock *s, struct memif_if *mif)
 		if (s->ifs[i] == mif)
 			s->ifs[i] = NULL;
 	mif->sock = NULL;
-}
-
-struct memif_if *memif_sock_find(struct memif_sock *s, uint32_t id)
-{
-	if (s == NULL)
-		return NULL;
-	for (unsigned int i = 0; i < VF_MAX_PORTS; i++)
-		if (s->ifs[i] != NULL && s->ifs[i]->cfg.id == id)
-			return s->ifs[i];
-	return NULL;
 }
 
 /* ---- interface enable/disable, client retry, health ---- */
