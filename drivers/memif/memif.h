@@ -6,7 +6,7 @@
  * control thread (lib/vf_ctl.h), or from the main thread through
  * vf_ctl_call().  The forwarding cores touch only struct memif_queue, and
  * only while queue->ready is set; the control thread clears ready, waits in
- * vf_sync_wait() and only then unmaps (memif_if_disconnect).
+ * vf_sync_wait() and only then unmaps (memif_if_teardown).
  *
  * Calls go one way, top down: memif_port.c -> memif_socket.c (sockets,
  * control loop) -> memif_msg.c (messages) -> memif_if.c (regions, queues)
