@@ -5,35 +5,15 @@
 #include <string.h>
 
 #include "vf_app.h"
-#include "vf_peercred.h"
 #include "vf_port.h"
 #include "vf_shell.h"
 
 /* The tool's options build one memif port spec in finish(). */
 static struct {
 	const char *socket, *role, *secret;
-	char extra[256];	/* ",bsize=..,rsize=.." */
 	uint64_t id, queues;
 	bool id_set, queues_set;
 } mc;
-
-static int add_kv(const char *key, const char *val, char *err, size_t errlen)
-{
-	size_t n = strlen(mc.extra);
-
-	if (strchr(val, ',') != NULL || strchr(val, '=') != NULL) {
-		/* A secret is never echoed. */
-		snprintf(err, errlen, "--%s: '%s' must not contain ',' or '='", key,
-			 strcmp(key, "secret") ? val : "***");
-		return -1;
-	}
-	if ((size_t)snprintf(mc.extra + n, sizeof(mc.extra) - n, ",%s=%s", key, val) >=
-	    sizeof(mc.extra) - n) {
-		snprintf(err, errlen, "--%s: value too long", key);
-		return -1;
-	}
-	return 0;
-}
 
 static int set_socket(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
@@ -75,70 +55,6 @@ static int set_queues(struct vf_app *app, const char *arg, char *err, size_t err
 	return 0;
 }
 
-static int set_bsize(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	return add_kv("bsize", arg, err, errlen);
-}
-
-static int set_rsize(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	return add_kv("rsize", arg, err, errlen);
-}
-
-static int set_secret(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	return add_kv("secret", arg, err, errlen);
-}
-
-static int set_abstract(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	return add_kv("socket-abstract", arg, err, errlen);
-}
-
-static int set_reconnect(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	return add_kv("reconnect-ms", arg, err, errlen);
-}
-
-/* --socket-mode, --socket-group, --allow-uid, --allow-gid: the devargs of
- * the same names, checked here so that the error names the option. */
-static int add_checked(const char *key, const char *arg, int (*chk)(const char *, char *, size_t),
-		       char *err, size_t errlen)
-{
-	char expect[160];
-
-	if (*arg && !strchr(arg, ',') && !strchr(arg, '=') && chk(arg, expect, sizeof(expect))) {
-		snprintf(err, errlen, "--%s: '%s': expected %s", key, arg, expect);
-		return -1;
-	}
-	return add_kv(key, arg, err, errlen);
-}
-
-static int set_mode(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	return add_checked("socket-mode", arg, vf_access_check_mode, err, errlen);
-}
-
-static int set_group(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	return add_checked("socket-group", arg, vf_access_check_group, err, errlen);
-}
-
-static int set_allow_uid(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	return add_checked("allow-uid", arg, vf_access_check_uids, err, errlen);
-}
-
-static int set_allow_gid(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	return add_checked("allow-gid", arg, vf_access_check_gids, err, errlen);
-}
-
-static int set_zc(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	return add_kv("zero-copy", "yes", err, errlen);
-}
-
 static const struct vf_opt memifctl_opts[] = {
 	{ "socket", 's', "PATH", "control socket (default /run/memif.sock, abstract; @NAME: abstract)",
 	  VF_COMP_FILE, NULL, set_socket },
@@ -147,29 +63,27 @@ static const struct vf_opt memifctl_opts[] = {
 	{ "id", 0, "N", "memif interface id (default 0)", VF_COMP_NONE, NULL, set_id },
 	{ "queues", 'q', "N", "queue pairs (rings per direction), also sets --rxq/--txq",
 	  VF_COMP_NONE, NULL, set_queues },
-	{ "bsize", 0, "BYTES", "buffer size (default 2048)", VF_COMP_NONE, NULL, set_bsize },
-	{ "rsize", 0, "LOG2", "log2 of the ring size (default 10)", VF_COMP_NONE, NULL, set_rsize },
-	{ "secret", 0, "STR", "shared secret, at most 24 bytes", VF_COMP_NONE, NULL, set_secret },
+	/* the rest are the memif devargs of the same names */
+	{ "bsize", 0, "BYTES", "buffer size (default 2048)", VF_COMP_NONE, NULL, NULL, "bsize" },
+	{ "rsize", 0, "LOG2", "log2 of the ring size (default 10)", VF_COMP_NONE, NULL, NULL, "rsize" },
+	{ "secret", 0, "STR", "shared secret, at most 24 bytes", VF_COMP_NONE, NULL, NULL, "secret" },
 	{ "socket-abstract", 0, "yes|no", "abstract socket name (default yes, as DPDK)",
-	  VF_COMP_CHOICES, "yes|no", set_abstract },
+	  VF_COMP_CHOICES, "yes|no", NULL, "socket-abstract" },
 	{ "zero-copy", 'z', NULL, "client: no copy on our side, the server reads and writes our mbufs",
-	  VF_COMP_NONE, NULL, set_zc },
+	  VF_COMP_NONE, NULL, NULL, "zero-copy" },
 	{ "reconnect-ms", 0, "MS", "client: retry period, 0: connect once (default 1000)",
-	  VF_COMP_NONE, NULL, set_reconnect },
-	{ "socket-mode", 0, "OCTAL", "server: mode of the socket file (default 0660)",
-	  VF_COMP_NONE, NULL, set_mode },
-	{ "socket-group", 0, "GROUP", "server: group (name or gid) of the socket file",
-	  VF_COMP_NONE, NULL, set_group },
-	{ "allow-uid", 0, "LIST", "only peers of these users (NAME|UID, ':'-separated; "
-	  "default on an abstract name: our uid and root)", VF_COMP_NONE, NULL, set_allow_uid },
-	{ "allow-gid", 0, "LIST", "only peers of these groups (NAME|GID, ':'-separated)",
-	  VF_COMP_NONE, NULL, set_allow_gid },
-	{ NULL, 0, NULL, NULL, 0, NULL, NULL },
+	  VF_COMP_NONE, NULL, NULL, "reconnect-ms" },
+	VF_OPTS_ACCESS("server: mode of the socket file (default 0660)",
+		       "server: group (name or gid) of the socket file",
+		       "only peers of these users (NAME|UID, ':'-separated; "
+		       "default on an abstract name: our uid and root)",
+		       "only peers of these groups (NAME|GID, ':'-separated)"),
+	{ NULL },
 };
 
 static int memifctl_finish(struct vf_app *app, char *err, size_t errlen)
 {
-	char spec[512];
+	char spec[VF_DEVARGS_STR_MAX];
 
 	if (mc.queues_set) {
 		app->ses.nb_rxq = (uint16_t)mc.queues;
@@ -177,9 +91,14 @@ static int memifctl_finish(struct vf_app *app, char *err, size_t errlen)
 	}
 	if (app->nb_specs > 0 && mc.socket == NULL && mc.role == NULL && !mc.id_set)
 		return 0;	/* only --port given: use those */
-	snprintf(spec, sizeof(spec), "memif,role=%s,id=%llu%s%s%s",
-		 mc.role ? mc.role : "client", (unsigned long long)mc.id,
-		 mc.socket ? ",socket=" : "", mc.socket ? mc.socket : "", mc.extra);
+	if ((size_t)snprintf(spec, sizeof(spec), "memif,role=%s,id=%llu%s%s%s",
+			     mc.role ? mc.role : "client", (unsigned long long)mc.id,
+			     mc.socket ? ",socket=" : "", mc.socket ? mc.socket : "",
+			     app->port_kv) >= sizeof(spec)) {
+		snprintf(err, errlen, "the memif port spec is too long (max %d characters)",
+			 VF_DEVARGS_STR_MAX - 1);
+		return -1;
+	}
 	return vf_app_add_spec(app, spec, err, errlen);
 }
 

@@ -7,62 +7,12 @@
 
 #include "vf_app.h"
 #include "vf_devargs.h"
-#include "vf_peercred.h"
 #include "vf_port.h"
 
 static const char *ifaces[VF_MAX_PORTS];
 static unsigned int nb_ifaces;
 static uint64_t queues;
 static bool client;
-static char access_kv[600];	/* ",socket-mode=..,allow-uid=.." for every --iface */
-
-/* --socket-mode, --socket-group, --allow-uid, --allow-gid: the vhost
- * devargs of the same names on every --iface port. */
-static int access_opt(const char *key, const char *arg, int (*chk)(const char *, char *, size_t),
-		      char *err, size_t errlen)
-{
-	char expect[160], pat[32];
-	size_t n = strlen(access_kv);
-
-	snprintf(pat, sizeof(pat), ",%s=", key);
-	if (strstr(access_kv, pat) != NULL) {
-		snprintf(err, errlen, "--%s given twice", key);
-		return -1;
-	}
-	if (!*arg || strchr(arg, ',') || strchr(arg, '=') || chk(arg, expect, sizeof(expect))) {
-		if (!*arg || strchr(arg, ',') || strchr(arg, '='))
-			snprintf(expect, sizeof(expect), "a value without ',' or '='");
-		snprintf(err, errlen, "bad --%s '%s': expected %s", key, arg, expect);
-		return -1;
-	}
-	if ((size_t)snprintf(access_kv + n, sizeof(access_kv) - n, ",%s=%s", key, arg) >=
-	    sizeof(access_kv) - n) {
-		snprintf(err, errlen, "--%s: value too long", key);
-		return -1;
-	}
-	return 0;
-}
-
-static int o_mode(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	return access_opt("socket-mode", arg, vf_access_check_mode, err, errlen);
-}
-
-static int o_group(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	return access_opt("socket-group", arg, vf_access_check_group, err, errlen);
-}
-
-static int o_allow_uid(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	return access_opt("allow-uid", arg, vf_access_check_uids, err, errlen);
-}
-
-static int o_allow_gid(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	return access_opt("allow-gid", arg, vf_access_check_gids, err, errlen);
-}
-
 static int o_iface(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
 	if (nb_ifaces == VF_MAX_PORTS) {
@@ -101,14 +51,10 @@ static const struct vf_opt vhostd_opts[] = {
 	  VF_COMP_NONE, NULL, o_queues },
 	{ "client", 0, NULL, "connect to front-ends in server mode (retry every second) "
 	  "instead of listening", VF_COMP_NONE, NULL, o_client },
-	{ "socket-mode", 0, "OCTAL", "mode of the --iface socket files (default 0660)",
-	  VF_COMP_NONE, NULL, o_mode },
-	{ "socket-group", 0, "GROUP", "group (name or gid) of the --iface socket files",
-	  VF_COMP_NONE, NULL, o_group },
-	{ "allow-uid", 0, "LIST", "only front-ends of these users (NAME|UID, ':'-separated)",
-	  VF_COMP_NONE, NULL, o_allow_uid },
-	{ "allow-gid", 0, "LIST", "only front-ends of these groups (NAME|GID, ':'-separated)",
-	  VF_COMP_NONE, NULL, o_allow_gid },
+	VF_OPTS_ACCESS("mode of the --iface socket files (default 0660)",
+		       "group (name or gid) of the --iface socket files",
+		       "only front-ends of these users (NAME|UID, ':'-separated)",
+		       "only front-ends of these groups (NAME|GID, ':'-separated)"),
 	{ NULL },
 };
 
@@ -124,7 +70,7 @@ static int vhostd_finish(struct vf_app *app, char *err, size_t errlen)
 	for (unsigned int i = 0; i < nb_ifaces; i++) {
 		if ((size_t)snprintf(spec, sizeof(spec), "vhost,iface=%s,queues=%u%s%s", ifaces[i],
 				     (unsigned int)(queues ? queues : 1), client ? ",client=1" : "",
-				     access_kv) >= sizeof(spec)) {
+				     app->port_kv) >= sizeof(spec)) {
 			snprintf(err, errlen, "--iface %s: port spec too long with the access options",
 				 ifaces[i]);
 			return -1;

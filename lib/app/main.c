@@ -142,7 +142,8 @@ static int parse_args(struct vf_app *app, int argc, char **argv)
 			return usage_error(tool, msg) + 1;
 		}
 		err[0] = '\0';
-		if (o->set(app, val, err, sizeof(err)))
+		if (o->devarg ? vf_app_port_kv(app, o, val ? val : "yes", err, sizeof(err))
+			      : o->set(app, val, err, sizeof(err)))
 			return usage_error(tool, err) + 1;
 	}
 	return 0;

@@ -28,6 +28,37 @@ int vf_app_add_spec(struct vf_app *app, const char *spec, char *err, size_t errl
 	return 0;
 }
 
+int vf_app_port_kv(struct vf_app *app, const struct vf_opt *o, const char *arg, char *err,
+		   size_t errlen)
+{
+	bool secret = !strcmp(o->devarg, "secret");
+	const char *shown = secret ? "***" : arg;
+	size_t n = strlen(app->port_kv);
+	char pat[64], expect[160];
+
+	snprintf(pat, sizeof(pat), ",%s=", o->devarg);
+	if (strstr(app->port_kv, pat)) {
+		snprintf(err, errlen, "--%s given twice", o->lname);
+		return -1;
+	}
+	if (!*arg || strchr(arg, ',') || strchr(arg, '=')) {
+		snprintf(err, errlen, "bad --%s '%s': expected a value without ',' or '='",
+			 o->lname, shown);
+		return -1;
+	}
+	if (o->check && o->check(arg, expect, sizeof(expect))) {
+		snprintf(err, errlen, "bad --%s '%s': expected %s", o->lname, shown, expect);
+		return -1;
+	}
+	if ((size_t)snprintf(app->port_kv + n, sizeof(app->port_kv) - n, ",%s=%s", o->devarg,
+			     arg) >= sizeof(app->port_kv) - n) {
+		app->port_kv[n] = '\0';
+		snprintf(err, errlen, "--%s: value too long", o->lname);
+		return -1;
+	}
+	return 0;
+}
+
 #define U(field, lo, hi, what) do {					\
 		uint64_t v_;						\
 		if (vf_parse_u64(arg, lo, hi, &v_)) {			\

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "vf_parse.h"
+#include "vf_peercred.h"
 #include "vf_session.h"
 
 #define VF_MAX_SPECS VF_MAX_PORTS
@@ -33,7 +34,24 @@ struct vf_opt {
 	const char *choices;
 	/* Returns 0, or -1 with a message in err (exit status 2). */
 	int (*set)(struct vf_app *app, const char *arg, char *err, size_t errlen);
+	/* Instead of set: the option is the devarg of this name on the port(s)
+	 * the tool builds; ",KEY=VALUE" goes once into app->port_kv (a flag
+	 * gives "yes").  check, if any, says what a bad value should be. */
+	const char *devarg;
+	int (*check)(const char *arg, char *expect, size_t len);
 };
+
+/* Rows of a tool's option table for the socket access devargs of its ports
+ * (vf_peercred.h); who: what the socket is, e.g. "the --iface socket files". */
+#define VF_OPTS_ACCESS(mode_help, group_help, uid_help, gid_help)			\
+	{ "socket-mode", 0, "OCTAL", mode_help, VF_COMP_NONE, NULL, NULL,		\
+	  "socket-mode", vf_access_check_mode },					\
+	{ "socket-group", 0, "GROUP", group_help, VF_COMP_NONE, NULL, NULL,		\
+	  "socket-group", vf_access_check_group },					\
+	{ "allow-uid", 0, "LIST", uid_help, VF_COMP_NONE, NULL, NULL,			\
+	  "allow-uid", vf_access_check_uids },						\
+	{ "allow-gid", 0, "LIST", gid_help, VF_COMP_NONE, NULL, NULL,			\
+	  "allow-gid", vf_access_check_gids }
 
 struct vf_tool {
 	const char *name;
@@ -61,12 +79,20 @@ struct vf_app {
 	int main_lcore;			/* -1: first of the list */
 	char eal_args[1024];
 	bool mode_set;			/* --fwd given */
+	/* ",KEY=VALUE..." of the devarg options (vf_opt.devarg), for finish() */
+	char port_kv[1024];
 };
 
 int vf_app_main(const struct vf_tool *tool, int argc, char **argv);
 
 /* For tools' option setters. */
 int vf_app_add_spec(struct vf_app *app, const char *spec, char *err, size_t errlen);
+
+/* Appends ",KEY=VALUE" of a devarg option to app->port_kv: a value without
+ * ',' or '=', that passes o->check, each key once.  0, or -1 with a message
+ * (a secret is never echoed). */
+int vf_app_port_kv(struct vf_app *app, const struct vf_opt *o, const char *arg, char *err,
+		   size_t errlen);
 
 /* The common options (NULL-terminated), for help, completion and tests. */
 extern const struct vf_opt vf_common_opts[];
