@@ -7,7 +7,7 @@
 set -e
 BUILD="build-essential meson ninja-build pkg-config dpdk-dev libdpdk-dev
        libjansson-dev libedit-dev"
-TEST="python3 dpdk libcmocka-dev mandoc bash-completion clang libclang-rt-14-dev
+TEST="python3 dpdk libcmocka-dev mandoc man-db groff-base bash-completion clang libclang-rt-14-dev
       qemu-system-x86 iproute2 busybox-static linux-image-cloud-amd64 tshark prometheus"
 PKGS="$BUILD"
 case "$1" in
