@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 enum vf_log_level { VF_LOG_ERR, VF_LOG_WARN, VF_LOG_INFO, VF_LOG_DEBUG };
 
@@ -11,6 +12,13 @@ void vf_log_set_level(enum vf_log_level lvl);
 enum vf_log_level vf_log_get_level(void);
 void vf_log(enum vf_log_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* Error lines of this thread go into buf (the last one wins) instead of
+ * stderr until vf_log_capture_end(), which says whether one came: for a
+ * caller that turns a callee's refusal into its own one-line message (a
+ * port's probe, say).  Warnings and the rest still go to stderr. */
+void vf_log_capture_begin(char *buf, size_t len);
+bool vf_log_capture_end(void);
 
 #define VF_ERR(...)   vf_log(VF_LOG_ERR, __VA_ARGS__)
 #define VF_WARN(...)  vf_log(VF_LOG_WARN, __VA_ARGS__)

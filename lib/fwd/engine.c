@@ -123,8 +123,8 @@ int vf_fwd_setup(struct vf_fwd_cfg *cfg, uint16_t nb_q)
 			nb_streams++;
 		}
 	}
-	for (unsigned int i = 0; i < nb_streams; i++)
-		streams[i].nb_streams = (uint16_t)nb_streams;
+	for (unsigned int s = 0; s < nb_streams; s++)
+		streams[s].nb_streams = (uint16_t)nb_streams;
 	nl = cfg->nb_cores ? cfg->nb_cores : avail;
 	if (nl > avail)
 		nl = avail;

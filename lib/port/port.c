@@ -63,7 +63,7 @@ uint16_t vf_port_tx_none(void *q, struct rte_mbuf **pkts, uint16_t n)
 
 struct vf_port *vf_port_create(const char *spec, char *err, size_t errlen)
 {
-	char drvname[VF_NAME_LEN], names[256], shown[VF_DEVARGS_STR_MAX];
+	char drvname[VF_NAME_LEN], names[256], shown[VF_DEVARGS_STR_MAX], why[256];
 	const struct vf_driver *drv;
 	struct vf_devargs *da;
 	struct vf_port *port;
@@ -122,13 +122,19 @@ struct vf_port *vf_port_create(const char *spec, char *err, size_t errlen)
 	port->mac[1] = 0x76;	/* 'v' */
 	port->mac[2] = 0x66;	/* 'f' */
 	port->mac[5] = (uint8_t)id;
+	/* The driver's own error line, if it logged one, becomes the message. */
+	vf_log_capture_begin(why, sizeof(why));
 	ret = drv->probe(port, da);
+	if (!vf_log_capture_end())
+		why[0] = '\0';
 	free(da);
 	if (ret) {
-		snprintf(err, errlen, "port '%s': %s", shown, strerror(-ret));
+		snprintf(err, errlen, "port '%s': %s", shown, why[0] ? why : strerror(-ret));
 		rte_free(port);
 		return NULL;
 	}
+	if (why[0])		/* logged, yet it came up: not to be lost */
+		VF_ERR("%s", why);
 	vf_port_registry_lock();
 	ports[id] = port;
 	vf_port_registry_unlock();
