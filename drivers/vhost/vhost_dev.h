@@ -123,4 +123,10 @@ void vh_dev_drain(struct vh_dev *dev, int only);
 /* Re-evaluates which rings may run and the link state. */
 void vh_dev_update(struct vh_dev *dev);
 
+/* Control thread: points every ring at the log the device should use now
+ * (NULL without LOG_ALL) and, when that changed under running rings, waits
+ * until no core is inside a burst with the old one.  The caller frees a
+ * replaced log after this. */
+void vh_log_update(struct vh_dev *dev);
+
 #endif

@@ -729,6 +729,29 @@ int vh_user_recv(int fd, struct vh_rxmsg *rx)
 
 /* ---- device state ----------------------------------------------------- */
 
+void vh_log_update(struct vh_dev *dev)
+{
+	const struct vh_log *want = NULL;
+	bool changed = false, running = false;
+
+	if (dev->features & (1ull << VHOST_F_LOG_ALL))
+		want = dev->log ? dev->log : &vh_log_none;
+	for (unsigned int i = 0; i < VH_MAX_VRINGS; i++) {
+		struct vh_vq *vq = &dev->vq[i];
+
+		if (vq->dirty_log == want)
+			continue;
+		__atomic_store_n(&vq->dirty_log, want, __ATOMIC_RELEASE);
+		changed = true;
+		running |= vq->ready;
+	}
+	/* A burst that read the old pointer ends before the caller goes on:
+	 * the old log may then be unmapped, and a front-end that enabled
+	 * logging knows every write from here on is marked. */
+	if (changed && running)
+		vf_sync_wait();
+}
+
 void vh_dev_init(struct vh_dev *dev, const char *name, uint16_t nb_qp)
 {
 	memset(dev, 0, sizeof(*dev));
