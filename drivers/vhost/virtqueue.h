@@ -7,8 +7,10 @@
  *   virtqueue.h, virtqueue.c  this dispatch
  *   vhost_announce.c          the RARP a dequeue may start with
  *   virtqueue_split.c         split rings  } peers: neither calls the other
- *   virtqueue_packed.c        packed rings }
- *   vq_shared.h               inline pieces both rings' bursts share
+ *   virtqueue_packed.c,       packed rings }
+ *     virtqueue_packed_ring.c
+ *   vq_shared.h, vq_packed.h  inline pieces both rings' bursts share; the
+ *                             packed ring's own
  *   virtqueue_common.c, vhost_offload.c, vhost_log.c, vhost_announce.c
  *                             what the rings call out of line
  *   vq_types.h, vhost_mem.h   plain types, the front-end's memory

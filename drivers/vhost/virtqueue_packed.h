@@ -1,4 +1,5 @@
-/* Packed rings (VIRTIO_F_RING_PACKED), device side (virtqueue_packed.c). */
+/* Packed rings (VIRTIO_F_RING_PACKED), device side: the walk and the
+ * bursts (virtqueue_packed.c), the ring's set-up (virtqueue_packed_ring.c). */
 #ifndef VH_VIRTQUEUE_PACKED_H
 #define VH_VIRTQUEUE_PACKED_H
 
