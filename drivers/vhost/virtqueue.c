@@ -6,12 +6,12 @@
 
 /* The layout is read after the ring's ready flag (acquire), never before:
  * SET_FEATURES writes it while no ring is ready, and a ring is only
- * stopped (stop_rings) with a wait for every core to leave its burst, so
- * a layout read after ready=1 holds for the whole burst.  Read before it,
- * a core preempted between the two loads took the old layout into a
- * ring that had meanwhile started with the new one (a split burst on a
- * packed ring, whose avail pointer is NULL: seen once in six migrations
- * of a packed guest under ASan). */
+ * stopped (vh_dev_stop_rings) with a wait for every core to leave its
+ * burst, so a layout read after ready=1 holds for the whole burst.  Read
+ * before it, a core preempted between the two loads took the old layout
+ * into a ring that had meanwhile started with the new one (a split burst
+ * on a packed ring, whose avail pointer is NULL: seen once in six
+ * migrations of a packed guest under ASan). */
 static inline bool vq_layout(const struct vh_vq *vq, bool *packed)
 {
 	if (!__atomic_load_n(&vq->ready, __ATOMIC_ACQUIRE))
