@@ -12,7 +12,8 @@
 #include "vf_devargs.h"
 #include "vf_offload.h"
 
-/* struct vh_ol_q, what a vring's data path knows of them: vq_types.h. */
+/* struct vh_ol_q, what a vring's data path knows of the offloads, is in
+ * vq_types.h. */
 
 /* Offload feature bits we can offer at all (no ECN: an mbuf cannot carry
  * it from one guest to the other). */
