@@ -12,6 +12,8 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
+#include "vf_ctr.h"
+
 #define RARP_LEN 60	/* minimum Ethernet frame without FCS */
 
 void vh_rarp_request(struct vh_vq *vq, const uint8_t mac[6])

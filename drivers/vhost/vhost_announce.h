@@ -4,7 +4,9 @@
 
 #include <stdint.h>
 
-#include "virtqueue.h"
+#include <rte_mbuf.h>
+
+#include "vq_types.h"
 
 /* Control thread: the next dequeue burst of vq (the guest's transmit
  * ring of queue pair 0) starts with a RARP broadcast from mac. */

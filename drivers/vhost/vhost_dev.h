@@ -1,11 +1,12 @@
 /* A vhost-user device (one port): its rings, the front-end's memory and the
  * negotiated state.  Control state is touched on the control thread only;
- * the rings' data-path fields are described in virtqueue.h. */
+ * the rings' data-path fields are described in vq_types.h. */
 #ifndef VH_DEV_H
 #define VH_DEV_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #include <linux/virtio_config.h>
 #include <linux/virtio_net.h>
@@ -92,6 +93,14 @@ struct vh_dev {
 	char last_refused[128];		/* who and why */
 };
 
+/* Closes *fd if open and marks it closed (-1). */
+static inline void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
 /* Sets up an idle device with nb_qp queue pairs (1..VF_MAX_QUEUES). */
 void vh_dev_init(struct vh_dev *dev, const char *name, uint16_t nb_qp);
 
@@ -120,7 +129,17 @@ void vh_dev_disconnect(struct vh_dev *dev);
 /* Drain the front-end's transmit rings (all: only < 0) before they stop. */
 void vh_dev_drain(struct vh_dev *dev, int only);
 
+/* Stops the rings (all: only < 0), with a drain first if asked, and waits
+ * for the forwarding cores to leave them. */
+void vh_dev_stop_rings(struct vh_dev *dev, int only, bool drain);
+
 /* Re-evaluates which rings may run and the link state. */
 void vh_dev_update(struct vh_dev *dev);
+
+/* Control thread: points every ring at the log the device should use now
+ * (NULL without LOG_ALL) and, when that changed under running rings, waits
+ * until no core is inside a burst with the old one.  The caller frees a
+ * replaced log after this. */
+void vh_log_update(struct vh_dev *dev);
 
 #endif

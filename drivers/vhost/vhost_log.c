@@ -1,5 +1,6 @@
-/* Dirty-page log (vhost_log.h): SET_LOG_BASE validation and mapping, the
- * choice of log per ring, and the marking of written guest memory. */
+/* Dirty-page log (vhost_log.h): SET_LOG_BASE validation and mapping, and
+ * the marking of written guest memory.  The choice of log per ring
+ * (vh_log_update) is the device's (vhost_dev.h). */
 #include "vhost_log.h"
 
 #include <errno.h>
@@ -9,9 +10,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "vf_ctr.h"
 #include "vf_peermem.h"
-#include "vf_sync.h"
-#include "vhost_dev.h"
 
 const struct vh_log vh_log_none;
 
@@ -98,29 +98,6 @@ void vh_log_free(struct vh_log *l)
 	vf_peermem_unregister(l->pm);
 	munmap(l->map_base, l->map_len);
 	free(l);
-}
-
-void vh_log_update(struct vh_dev *dev)
-{
-	const struct vh_log *want = NULL;
-	bool changed = false, running = false;
-
-	if (dev->features & (1ull << VHOST_F_LOG_ALL))
-		want = dev->log ? dev->log : &vh_log_none;
-	for (unsigned int i = 0; i < VH_MAX_VRINGS; i++) {
-		struct vh_vq *vq = &dev->vq[i];
-
-		if (vq->dirty_log == want)
-			continue;
-		__atomic_store_n(&vq->dirty_log, want, __ATOMIC_RELEASE);
-		changed = true;
-		running |= vq->ready;
-	}
-	/* A burst that read the old pointer ends before the caller goes on:
-	 * the old log may then be unmapped, and a front-end that enabled
-	 * logging knows every write from here on is marked. */
-	if (changed && running)
-		vf_sync_wait();
 }
 
 /* ---- data path --------------------------------------------------------- */

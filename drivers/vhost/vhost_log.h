@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "vhost_mem.h"
-#include "virtqueue.h"
+#include "vq_types.h"
 
 #define VH_LOG_PAGE_SHIFT 12	/* VHOST_LOG_PAGE 0x1000 */
 /* vq->log_used_gpa when SET_VRING_ADDR gave no VHOST_VRING_F_LOG address. */
@@ -31,8 +31,6 @@ struct vh_log {
 
 extern const struct vh_log vh_log_none;
 
-struct vh_dev;
-
 /* Bitmap bytes the memory table m needs (0 without a table). */
 uint64_t vh_log_need(const struct vh_mem *m);
 
@@ -42,12 +40,6 @@ uint64_t vh_log_need(const struct vh_mem *m);
 int vh_log_map(struct vh_log **out, int fd, uint64_t size, uint64_t offset,
 	       const struct vh_mem *mem, char *why, size_t whylen);
 void vh_log_free(struct vh_log *l);	/* NULL ignored */
-
-/* Control thread: points every ring at the log the device should use now
- * (NULL without LOG_ALL) and, when that changed under running rings, waits
- * until no core is inside a burst with the old one.  The caller frees a
- * replaced log after this. */
-void vh_log_update(struct vh_dev *dev);
 
 /* Data path (called only when vq->dirty_log is set).  Each marks the pages
  * of what was just written; pages the log cannot hold are added to

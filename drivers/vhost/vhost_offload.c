@@ -1,11 +1,12 @@
-/* Offloads of the vhost port (vhost_offload.h). */
+/* Offloads of the vhost port (vhost_offload.h): what the rings and the
+ * control side call; the burst functions are in vhost_offload_burst.c. */
 #include "vhost_offload.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "virtqueue.h"
+#include "vq_types.h"
 
 int64_t vh_ol_from_devargs(const struct vf_devargs *da, char *err, size_t len)
 {
@@ -51,58 +52,12 @@ void vh_ol_set_features(struct vh_vq *vq, uint64_t f)
 	vq->ol.tx.caps = vnet_ol_caps_guest(f);
 }
 
-/* A stashed header: hash.usr of a fresh dequeue mbuf is 0 (its hash is
- * not valid without RTE_MBUF_F_RX_RSS_HASH, which we never set), so the
- * mark is cleared before the packet leaves the driver. */
-#define VH_OL_MARK 0x7668646eu
-
 void vh_ol_stash(struct vh_vq *vq, struct rte_mbuf *m, const uint8_t *g)
 {
 	memcpy(rte_pktmbuf_mtod(m, uint8_t *) - sizeof(struct virtio_net_hdr), g,
 	       sizeof(struct virtio_net_hdr));
 	m->hash.usr = VH_OL_MARK;
 	vq->ol.asked = true;
-}
-
-uint16_t vh_ol_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
-{
-	struct vh_vq *vq = q;
-	uint16_t got = vh_vq_dequeue(q, pkts, n), k = 0;
-
-	/* The copies noted whether any header of the burst asks for
-	 * something (never, when nothing was negotiated): one test. */
-	if (likely(!vq->ol.asked))
-		return got;
-	vq->ol.asked = false;
-	uint64_t db = vq->ol.rx.dropped_bytes;
-
-	for (uint16_t i = 0; i < got; i++) {
-		struct rte_mbuf *m = pkts[i];
-
-		if (m->hash.usr == VH_OL_MARK) {
-			struct virtio_net_hdr h;
-
-			m->hash.usr = 0;
-			memcpy(&h, vnet_ol_hdr_of(m, sizeof(h)), sizeof(h));
-			if (!vnet_ol_take(&h, vq->ol.rx_allowed, false, m, &vq->ol.rx))
-				continue;	/* freed and counted */
-		}
-		pkts[k++] = m;
-	}
-
-	if (unlikely(k != got)) {
-		/* refused frames are not received ones (ierrors has them) */
-		vf_ctr_add(vq->st.packets, -((uint64_t)(got - k)));
-		vf_ctr_add(vq->st.bytes, -(vq->ol.rx.dropped_bytes - db));
-	}
-	return k;
-}
-
-uint16_t vh_ol_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n)
-{
-	struct vh_vq *vq = q;
-
-	return vf_ol_tx_burst(q, vh_vq_enqueue, &vq->ol.tx, pkts, n);
 }
 
 #define RX_SINCE(vq, f) ((vq)->ol.rx.f - (vq)->ol.rx_base.f)

@@ -12,17 +12,8 @@
 #include "vf_devargs.h"
 #include "vf_offload.h"
 
-/* What a vring's data path knows of the negotiated offloads.  Set by the
- * control thread at SET_FEATURES, while the ring is stopped. */
-struct vh_ol_q {
-	uint32_t rx_allowed;		/* dequeue: CSUM, HOST_TSO4/6 negotiated */
-	bool asked;			/* dequeue: a header of this burst asks for
-					 * something (vh_ol_stash() ran) */
-	struct vf_ol_txq tx;		/* enqueue: caps = GUEST_CSUM, GUEST_TSO4/6 */
-	struct vnet_ol_rx_stats rx;	/* dequeue headers */
-	struct vnet_ol_rx_stats rx_base;	/* stats_reset snapshots */
-	struct vf_ol_stats tx_base;
-};
+/* struct vh_ol_q, what a vring's data path knows of the offloads, is in
+ * vq_types.h. */
 
 /* Offload feature bits we can offer at all (no ECN: an mbuf cannot carry
  * it from one guest to the other). */
@@ -56,13 +47,19 @@ struct vh_vq;
 /* SET_FEATURES: what the ring's data path may take and pass. */
 void vh_ol_set_features(struct vh_vq *vq, uint64_t features);
 
+/* A stashed header: hash.usr of a fresh dequeue mbuf is 0 (its hash is
+ * not valid without RTE_MBUF_F_RX_RSS_HASH, which we never set), so the
+ * mark is cleared before the packet leaves the driver. */
+#define VH_OL_MARK 0x7668646eu
+
 /* Dequeue, for a frame whose header has flags or gso_type set: keeps
  * the header's offload fields (g: its first 10 bytes, read once here) in
  * m's headroom, marks m for vh_ol_dequeue() and the burst as asking. */
 void vh_ol_stash(struct vh_vq *vq, struct rte_mbuf *m, const uint8_t *g);
 
-/* Burst functions with offloads: dequeue, then the headers into the
- * mbufs; enqueue through vf_ol_tx_burst(). */
+/* Burst functions with offloads (vhost_offload_burst.c, above the layout
+ * dispatch they call): dequeue, then the headers into the mbufs; enqueue
+ * through vf_ol_tx_burst(). */
 uint16_t vh_ol_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n);
 uint16_t vh_ol_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n);
 

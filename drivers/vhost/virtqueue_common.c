@@ -1,11 +1,13 @@
 /* Data-path pieces both ring layouts call out of line: walk error
  * names, stopping a ring, and the general copy of a descriptor chain into
  * mbufs (protocols.md §2.5; hardening.md C, P5, P6). */
-#include "virtqueue.h"
+#include "virtqueue_common.h"
 
 #include <string.h>
 
+#include "vf_ctr.h"
 #include "vf_log.h"
+#include "vhost_offload.h"
 
 /* Largest frame we assemble from a front-end chain (bytes after the header). */
 #define VH_MAX_PKT 65535u

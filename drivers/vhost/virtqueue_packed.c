@@ -1,41 +1,23 @@
 /* Packed virtqueues (VIRTIO_F_RING_PACKED), device side: descriptor walk,
  * dequeue and enqueue with one used descriptor per buffer (one per burst
  * for dequeue with IN_ORDER), mergeable rx buffers, and the packed event
- * suppression structures (protocols.md §2.3, §2.4; hardening.md C). */
-#include "virtqueue.h"
+ * suppression structures (protocols.md §2.3, §2.4; hardening.md C).  The
+ * ring's primitives are in vq_packed.h, its set-up in
+ * virtqueue_packed_ring.c. */
+#include "virtqueue_packed.h"
 
 #include <errno.h>
 
 #include "common/vring_sync.h"
 #include "vf_log.h"
 #include "vf_mbuf.h"
-#include "vhost_announce.h"
 #include "vhost_log.h"
+#include "virtqueue_common.h"
+#include "vq_packed.h"
 #include "vq_shared.h"
 
-/* The UAPI gives bit numbers, not masks (pitfall 12). */
-#define PK_AVAIL (1u << VRING_PACKED_DESC_F_AVAIL)
-#define PK_USED (1u << VRING_PACKED_DESC_F_USED)
-#define PK_WRAP_BIT (1u << VRING_PACKED_EVENT_F_WRAP_CTR)
 /* Used descriptors collected before they are written in one go. */
 #define PK_SHADOW 256u
-
-static inline bool desc_avail(uint16_t flags, bool wrap)
-{
-	return !!(flags & PK_AVAIL) == wrap && !!(flags & PK_USED) != wrap;
-}
-
-static inline void slot_advance(const struct vh_vq *vq, uint16_t *slot, bool *wrap,
-				uint16_t n)
-{
-	uint32_t s = (uint32_t)*slot + n;
-
-	if (s >= vq->size) {
-		s -= vq->size;
-		*wrap = !*wrap;
-	}
-	*slot = (uint16_t)s;
-}
 
 /* One descriptor (ring or table entry): direction rules as for split. */
 static int add_desc(const struct vh_vq *vq, uint64_t addr, uint32_t len, uint16_t flags,
@@ -215,45 +197,6 @@ static void pk_call(struct vh_vq *vq, uint16_t old, bool moved)
 }
 
 /* ---- the four-descriptor fast path (issue 7) --------------------------- */
-
-/* Whether the four slots from slot (one cache line when the ring is
- * 64-byte aligned) all hold an available single-descriptor buffer of this
- * lap: flags exactly the lap's avail bits plus want (0 or WRITE), so no
- * NEXT and no INDIRECT.  A group that would cross the ring's end is never
- * taken whole.  The flags are read first, the bodies after (acquire). */
-static inline bool batch4_avail(const struct vh_vq *vq, uint16_t slot, bool wrap, uint16_t want)
-{
-	const volatile struct vring_packed_desc *d = &vq->pdesc[slot];
-	uint16_t f = (uint16_t)((wrap ? PK_AVAIL : PK_USED) | want);
-
-	if ((slot & 3) || (uint32_t)slot + 4 > vq->size)
-		return false;
-	if (__atomic_load_n(&d[0].flags, __ATOMIC_RELAXED) != f ||
-	    __atomic_load_n(&d[1].flags, __ATOMIC_RELAXED) != f ||
-	    __atomic_load_n(&d[2].flags, __ATOMIC_RELAXED) != f ||
-	    __atomic_load_n(&d[3].flags, __ATOMIC_RELAXED) != f)
-		return false;
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return true;
-}
-
-/* The same for the one slot at slot (groups that are not aligned, not
- * all posted yet, or cross the ring's end). */
-static inline bool single_avail(const struct vh_vq *vq, uint16_t slot, bool wrap, uint16_t want)
-{
-	uint16_t f = (uint16_t)((wrap ? PK_AVAIL : PK_USED) | want);
-
-	return vf_load_acq16(&vq->pdesc[slot].flags) == f;
-}
-
-/* Simple buffers to take next from (slot, wrap): 4, 1, or 0. */
-static inline uint16_t simple_avail(const struct vh_vq *vq, uint16_t slot, bool wrap,
-				    uint16_t want, uint16_t left)
-{
-	if (left >= 4 && batch4_avail(vq, slot, wrap, want))
-		return 4;
-	return left && single_avail(vq, slot, wrap, want) ? 1 : 0;
-}
 
 /* Used descriptors of one dequeue burst: one per buffer, or with
  * IN_ORDER one for the run (the last buffer's id, skipping every slot,
@@ -594,97 +537,4 @@ uint16_t vh_packed_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n)
 	vf_ctr_add(vq->st.packets, sent);
 	vf_ctr_add(vq->st.bytes, bytes);
 	return done;
-}
-
-/* ---- control side ----------------------------------------------------- */
-
-int vh_packed_map(struct vh_vq *vq, const struct vh_mem *mem, const char **why)
-{
-	uint64_t n = vq->size;
-	void *d, *drv, *dev;
-
-	vq->pdesc = NULL;
-	vq->drv_ev = vq->dev_ev = NULL;
-	if (!n) {
-		*why = "ring size not set";
-		return -EINVAL;
-	}
-	d = vh_uva(mem, vq->addr.desc_user_addr, 16 * n);
-	drv = vh_uva(mem, vq->addr.avail_user_addr, sizeof(struct vring_packed_desc_event));
-	dev = vh_uva(mem, vq->addr.used_user_addr, sizeof(struct vring_packed_desc_event));
-	if (!d || !drv || !dev) {
-		*why = "ring address outside the memory table";
-		return -EINVAL;
-	}
-	if ((uintptr_t)d % 16 || (uintptr_t)drv % 4 || (uintptr_t)dev % 4) {
-		*why = "misaligned ring";
-		return -EINVAL;
-	}
-	vq->pdesc = d;
-	vq->drv_ev = drv;
-	vq->dev_ev = dev;
-	vq->mem = mem;
-	return 0;
-}
-
-void vh_packed_start(struct vh_vq *vq)
-{
-	vq->mask = vq->size - 1;
-	if (vq->last_avail >= vq->size) {
-		VF_WARN("%s: vring %u: packed base index %u >= ring size %u: starting at 0",
-			vq->port_name ? vq->port_name : "vhost", vq->idx, vq->last_avail,
-			vq->size);
-		vq->last_avail = 0;
-		vq->avail_wrap = true;
-	}
-	/* SET_VRING_BASE carries our avail position; buffers the previous
-	 * back-end had taken but not returned are lost (pitfall 11). */
-	vq->last_used = vq->last_avail;
-	vq->used_wrap = vq->avail_wrap;
-	vq->dp_broken = false;
-	vq->log_broken = false;
-	/* We poll: the front-end never needs to kick us. */
-	__atomic_store_n(&vq->dev_ev->off_wrap, 0, __ATOMIC_RELAXED);
-	vf_store_rel16(&vq->dev_ev->flags, VRING_PACKED_EVENT_FLAG_DISABLE);
-}
-
-/* ---- layout dispatch -------------------------------------------------- */
-
-/* The layout is read after the ring's ready flag (acquire), never before:
- * SET_FEATURES writes it while no ring is ready, and a ring is only
- * stopped (stop_rings) with a wait for every core to leave its burst, so
- * a layout read after ready=1 holds for the whole burst.  Read before it,
- * a core preempted between the two loads took the old layout into a
- * ring that had meanwhile started with the new one (a split burst on a
- * packed ring, whose avail pointer is NULL: seen once in six migrations
- * of a packed guest under ASan). */
-static inline bool vq_layout(const struct vh_vq *vq, bool *packed)
-{
-	if (!__atomic_load_n(&vq->ready, __ATOMIC_ACQUIRE))
-		return false;
-	*packed = __atomic_load_n(&vq->packed, __ATOMIC_RELAXED);
-	return true;
-}
-
-uint16_t vh_vq_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n)
-{
-	struct vh_vq *vq = q;
-	bool packed;
-
-	if (!vq_layout(vq, &packed))
-		return 0;
-	/* After a migration: one announcement ahead of the guest's frames. */
-	if (unlikely(__atomic_load_n(&vq->rarp_pending, __ATOMIC_RELAXED)))
-		return vh_rarp_dequeue(vq, pkts, n, packed ? vh_packed_dequeue : vh_split_dequeue);
-	return packed ? vh_packed_dequeue(q, pkts, n) : vh_split_dequeue(q, pkts, n);
-}
-
-uint16_t vh_vq_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n)
-{
-	const struct vh_vq *vq = q;
-	bool packed;
-
-	if (!vq_layout(vq, &packed))
-		return 0;
-	return packed ? vh_packed_enqueue(q, pkts, n) : vh_split_enqueue(q, pkts, n);
 }

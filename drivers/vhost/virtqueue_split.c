@@ -2,7 +2,7 @@
  * our rx burst) and enqueue (our tx burst -> front-end rx), one path for
  * mergeable and non-mergeable rx buffers (protocols.md §2.2, §2.4, §2.5;
  * hardening.md C). */
-#include "virtqueue.h"
+#include "virtqueue_split.h"
 
 #include <errno.h>
 
@@ -10,6 +10,7 @@
 #include "vf_log.h"
 #include "vf_mbuf.h"
 #include "vhost_log.h"
+#include "virtqueue_common.h"
 #include "vq_shared.h"
 
 int vh_split_walk(const struct vh_vq *vq, uint16_t head, bool want_write,

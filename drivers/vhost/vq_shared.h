@@ -1,7 +1,8 @@
-/* Pieces both ring layouts share on the data path: the call eventfd,
- * the simple-buffer checks and copies of the fast paths, and the copy of
- * a packet into a writable chain.  Included by virtqueue_split.c and
- * virtqueue_packed.c only (static inline: one copy each, no calls). */
+/* Pieces both ring layouts share on the data path: the chain and cursor
+ * helpers of the walks and copies, the drain acknowledgement, the call
+ * eventfd, the simple-buffer checks and copies of the fast paths, and the
+ * copy of a packet into a writable chain.  Included by virtqueue_split.c
+ * and virtqueue_packed.c only (static inline: one copy each, no calls). */
 #ifndef VH_VQ_SHARED_H
 #define VH_VQ_SHARED_H
 
@@ -10,8 +11,13 @@
 
 #include <linux/virtio_net.h>
 #include <rte_mbuf.h>
+#include <rte_memcpy.h>
 
-#include "virtqueue.h"
+#include "vf_ctr.h"
+#include "vf_sync.h"
+#include "vhost_mem.h"
+#include "vhost_offload.h"
+#include "vq_types.h"
 
 /* Longest indirect table we accept (entries), as Linux. */
 #define VH_MAX_INDIRECT 32768u
@@ -21,6 +27,62 @@
 
 /* Result of placing one packet in the front-end's rx buffers. */
 enum { ENQ_OK, ENQ_FULL, ENQ_DROP, ENQ_BROKEN };
+
+/* Appends [addr, addr+len) of the front-end's memory to c, split at region
+ * ends.  Returns VH_WALK_OK, VH_WALK_ADDR, or VH_WALK_TOO_MANY (segments
+ * beyond VH_MAX_SEGS are not stored; the caller keeps walking then drops). */
+static inline int vh_chain_add(const struct vh_mem *mem, uint64_t addr, uint64_t left,
+			       struct vh_chain *c)
+{
+	int rc = 0;
+
+	while (left) {
+		uint64_t part = left;
+		uint8_t *p = vh_gpa_part(mem, addr, &part);
+
+		if (!p)
+			return -4;	/* VH_WALK_ADDR */
+		if (c->nseg == VH_MAX_SEGS)
+			rc = -7;	/* VH_WALK_TOO_MANY */
+		else
+			c->seg[c->nseg++] = (struct vh_seg){ p, (uint32_t)part };
+		addr += part;	/* cannot wrap: regions do not */
+		left -= part;
+	}
+	return rc;
+}
+
+struct vh_cursor {
+	const struct vh_chain *c;
+	unsigned int s;
+	uint32_t off;
+};
+
+/* The caller made sure the segments hold len more bytes. */
+static inline void vh_cursor_write(struct vh_cursor *cu, const void *src, uint32_t len)
+{
+	const uint8_t *p = src;
+
+	while (len) {
+		const struct vh_seg *g = &cu->c->seg[cu->s];
+		uint32_t l = RTE_MIN(len, g->len - cu->off);
+
+		rte_memcpy(g->p + cu->off, p, l);
+		p += l;
+		len -= l;
+		cu->off += l;
+		if (cu->off == g->len) {
+			cu->s++;
+			cu->off = 0;
+		}
+	}
+}
+
+/* Dequeue found the ring empty after reading drain_req as dreq. */
+static inline void vh_drain_ack(struct vh_vq *vq, uint32_t dreq)
+{
+	vf_drain_ack(&vq->drain_ack, dreq);
+}
 
 /* Writes the call eventfd (the caller decided the front-end wants it). */
 static inline void vh_vq_call(struct vh_vq *vq)
