@@ -62,7 +62,7 @@ static __attribute__((noinline)) void vio_tx_chain(struct vio_queue *q, struct r
 
 uint16_t vio_tx_burst(void *qp, struct rte_mbuf **pkts, uint16_t n)
 {
-	return vio_tx_burst_body(qp, pkts, n, false, vio_tx_chain);
+	return vio_tx_burst_body(qp, pkts, n, false, vio_tx_chain, vio_tx_reclaim);
 }
 
 /* ---- rx ---- */

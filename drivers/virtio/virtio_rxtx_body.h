@@ -4,7 +4,10 @@
  * Every function takes `packed` as a compile-time constant: each burst is
  * instantiated once per kind and the ring choice folds away, so neither
  * path tests the ring kind at run time.  What really differs between the
- * kinds (taking used entries, tx reclaim) stays in the two files. */
+ * kinds (taking used entries, tx reclaim) stays in the two files: the
+ * burst bodies get their file's reclaim and chain functions as constant
+ * arguments, so this header uses nothing defined by the files that
+ * include it (one-way: burst files -> this header -> virtio_queue.h). */
 #ifndef VIRTIO_RXTX_BODY_H
 #define VIRTIO_RXTX_BODY_H
 
@@ -12,7 +15,7 @@
 #include <unistd.h>
 
 #include "vf_mbuf.h"
-#include "virtio_rxtx.h"
+#include "virtio_queue.h"
 
 /* Bulk sizes: frees, refills and used entries taken per pass. */
 #define VIO_CHUNK 64
@@ -69,17 +72,6 @@ static __rte_always_inline void vio_kick_if_asked(struct vio_queue *q, bool pack
 
 /* ---- tx ---- */
 
-void vio_tx_reclaim(struct vio_queue *q);
-void vio_tx_reclaim_packed(struct vio_queue *q);
-
-static __rte_always_inline void vio_reclaim(struct vio_queue *q, bool packed)
-{
-	if (packed)
-		vio_tx_reclaim_packed(q);
-	else
-		vio_tx_reclaim(q);
-}
-
 /* Can the header go into the packet's own headroom (one descriptor less)?
  * Only for a private, direct first segment. */
 static inline bool vio_can_push(const struct rte_mbuf *m)
@@ -128,7 +120,8 @@ static __rte_always_inline void vio_tx_chain_body(struct vio_queue *q, struct rt
 static __rte_always_inline uint16_t vio_tx_burst_body(struct vio_queue *q, struct rte_mbuf **pkts,
 						      uint16_t n, bool packed,
 						      void (*chain)(struct vio_queue *,
-								    struct rte_mbuf *, bool))
+								    struct rte_mbuf *, bool),
+						      void (*reclaim)(struct vio_queue *))
 {
 	uint64_t bytes = 0;
 	uint16_t i, dropped = 0;
@@ -138,7 +131,7 @@ static __rte_always_inline uint16_t vio_tx_burst_body(struct vio_queue *q, struc
 	/* Reclaim only when the ring runs low: fewer reads of what the
 	 * backend keeps writing, and bigger bulk frees. */
 	if (vio_ring_nfree(q, packed) < q->tx_reclaim_below)
-		vio_reclaim(q, packed);
+		reclaim(q);
 	if (__builtin_expect(vio_ring_broken(q, packed), 0))
 		return 0;
 	for (i = 0; i < n; i++) {
@@ -148,7 +141,7 @@ static __rte_always_inline uint16_t vio_tx_burst_body(struct vio_queue *q, struc
 
 		if (__builtin_expect(need > vio_ring_nfree(q, packed) || need > VIO_TX_MAX_SEGS, 0)) {
 			if (need <= VIO_TX_MAX_SEGS && need <= vio_ring_size(q, packed)) {
-				vio_reclaim(q, packed);
+				reclaim(q);
 				if (need <= vio_ring_nfree(q, packed) && !vio_ring_broken(q, packed))
 					goto post;
 				break;		/* ring full: the caller keeps the rest */

@@ -64,7 +64,7 @@ static __attribute__((noinline)) void viop_tx_chain(struct vio_queue *q, struct 
 
 uint16_t vio_tx_burst_packed(void *qp, struct rte_mbuf **pkts, uint16_t n)
 {
-	return vio_tx_burst_body(qp, pkts, n, true, viop_tx_chain);
+	return vio_tx_burst_body(qp, pkts, n, true, viop_tx_chain, vio_tx_reclaim_packed);
 }
 
 /* ---- rx ---- */
