@@ -3,7 +3,7 @@
  * (memif_port.c) and the unit tests.  Not a public header.
  *
  * Threads: every field below the "control" marks is touched only on the
- * control thread (lib/vf_ctl.h), or from the main thread through
+ * control thread (lib/core/vf_ctl.h), or from the main thread through
  * vf_ctl_call().  The forwarding cores touch only struct memif_queue, and
  * only while queue->ready is set; the control thread clears ready, waits in
  * vf_sync_wait() and only then unmaps (memif_if_teardown).

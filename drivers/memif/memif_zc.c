@@ -1,6 +1,6 @@
 /* memif zero-copy, client side: descriptors point straight into our mbufs,
  * which live in DPDK memory that we hand to the server as regions 1..k
- * (lib/vf_mem.h).  No packet byte is copied on our side.
+ * (lib/core/vf_mem.h).  No packet byte is copied on our side.
  *
  *   tx (C2S): each mbuf segment becomes one descriptor; the packet's head
  *             mbuf is parked at its last slot and freed once the server's

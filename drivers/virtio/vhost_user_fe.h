@@ -2,7 +2,7 @@
  * backend, and validation of the backend's replies (hardening.md D4).
  *
  * Blocking request/reply on one connected socket, run on the control thread
- * only (lib/vf_ctl.h).  Every reply must carry exactly the flags 0x5, the
+ * only (lib/core/vf_ctl.h).  Every reply must carry exactly the flags 0x5, the
  * request id we sent and the size of its payload; anything else, a reply
  * that carries fds, or no reply within the timeout fails the call, and the
  * caller drops the connection. */

@@ -1,4 +1,4 @@
-/* virtio-net receive and transmit over split rings (mbufs <-> descriptors).
+/* The virtio-net queue of our front-end, split or packed ring (mbufs <-> descriptors).
  *
  * One struct vio_queue per vring.  The forwarding core that owns the queue
  * is its only writer; the control thread flips `ready` and, after

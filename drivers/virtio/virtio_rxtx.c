@@ -141,7 +141,7 @@ int vio_queue_alloc(struct vio_queue *q, uint16_t size, bool rx, int socket)
 	memset(q, 0, sizeof(*q));
 	q->rx = rx;
 	q->kickfd = q->callfd = -1;
-	/* The DPDK heap is fd-backed (lib/vf_mem.h), so the ring block and the
+	/* The DPDK heap is fd-backed (lib/core/vf_mem.h), so the ring block and the
 	 * tx header slots are inside the regions sent in SET_MEM_TABLE. */
 	q->mem = rte_zmalloc_socket("vio_ring", len, 4096, socket);
 	q->slots = rte_zmalloc_socket("vio_slots", sizeof(*q->slots) * size, 64, socket);

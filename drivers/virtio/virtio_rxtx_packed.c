@@ -133,7 +133,7 @@ int vio_queue_alloc_packed(struct vio_queue *q, uint16_t size, bool rx, int sock
 	q->rx = rx;
 	q->packed = true;
 	q->kickfd = q->callfd = -1;
-	/* fd-backed DPDK heap (lib/vf_mem.h): inside the shared regions. */
+	/* fd-backed DPDK heap (lib/core/vf_mem.h): inside the shared regions. */
 	q->mem = rte_zmalloc_socket("vio_pring", vqp_mem_size(size), 4096, socket);
 	q->pslots = rte_zmalloc_socket("vio_pslots", sizeof(*q->pslots) * size, 64, socket);
 	if (!rx)

@@ -1,7 +1,7 @@
 /* virtio_user: a virtio-net device whose backend is a vhost-user switch
  * (DPDK net_vhost, vhostd, OVS, VPP).  We are the vhost-user front-end: we
  * own the rings and all packet memory and hand the backend the DPDK heap
- * regions (lib/vf_mem.h) in SET_MEM_TABLE.
+ * regions (lib/core/vf_mem.h) in SET_MEM_TABLE.
  *
  * The port ops and the ops table; the connection state machine and its
  * worker thread are in virtio_user_dev.c, the rings in virtio_user_queues.c,

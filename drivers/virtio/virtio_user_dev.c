@@ -1,5 +1,5 @@
 /* virtio_user's connection life cycle, on the control thread
- * (lib/vf_ctl.h), with every conversation with the backend on the port's
+ * (lib/core/vf_ctl.h), with every conversation with the backend on the port's
  * worker thread (a job):
  *   attach (connect or accept) -> job: negotiate features
  *   -> run (port started): rings reset and filled -> job: start sequence

@@ -194,7 +194,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The socket to create the pool on: the sealed peer heap (lib/vf_mem.h),
+/* The socket to create the pool on: the sealed peer heap (lib/core/vf_mem.h),
  * so virtio_user and memif zero-copy hand peers memory they cannot shrink
  * under us; DPDK's heap when a dpdk: port may DMA into the pool (the peer
  * heap has no IOVAs) or the heap cannot be made. */

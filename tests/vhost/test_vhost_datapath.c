@@ -683,7 +683,7 @@ static void test_layout_flip_under_bursts(void **state)
 
 		uint64_t tok, b;
 
-		/* as stop_rings(); yielding rather than spinning, so that the
+		/* as vh_dev_stop_rings(); yielding rather than spinning, so that the
 		 * bursts run until the scheduler preempts them */
 		__atomic_store_n(&vq->ready, false, __ATOMIC_RELEASE);
 		tok = vf_sync_token();
