@@ -38,6 +38,19 @@ static uint16_t dpdk_tx(void *q, struct rte_mbuf **pkts, uint16_t n)
 	return rte_eth_tx_burst(dq->port_id, dq->queue_id, pkts, n);
 }
 
+static int dpdk_check(const struct vf_devargs *da, char *err, size_t errlen)
+{
+	size_t n = strcspn(da->raw, ",");
+
+	if (n == 0 || n >= sizeof(((struct dpdk_priv *)0)->devname)) {
+		snprintf(err, errlen, "expected dpdk:DEVICE[,args] with a device name of 1..%zu "
+			 "characters, e.g. dpdk:net_null0 or dpdk:0000:01:00.0",
+			 sizeof(((struct dpdk_priv *)0)->devname) - 1);
+		return -1;
+	}
+	return 0;
+}
+
 static int dpdk_probe(struct vf_port *port, const struct vf_devargs *da)
 {
 	struct dpdk_priv *p;
@@ -45,10 +58,6 @@ static int dpdk_probe(struct vf_port *port, const struct vf_devargs *da)
 	size_t n = strcspn(da->raw, ",");
 	int ret;
 
-	if (n == 0 || n >= sizeof(p->devname)) {
-		VF_ERR("dpdk: expected dpdk:DEVICE[,args], e.g. dpdk:net_null0 or dpdk:0000:01:00.0");
-		return -EINVAL;
-	}
 	p = rte_zmalloc("dpdk_port", sizeof(*p), RTE_CACHE_LINE_SIZE);
 	if (!p)
 		return -ENOMEM;
@@ -220,6 +229,7 @@ static const struct vf_driver dpdk_driver = {
 	.name = "dpdk",
 	.help = "any DPDK ethdev from its devargs: dpdk:net_null0, dpdk:net_pcap0,rx_pcap=in.pcap, dpdk:0000:01:00.0",
 	.keys = NULL,
+	.check = dpdk_check,
 	.probe = dpdk_probe,
 	.configure = dpdk_configure,
 	.start = dpdk_start,

@@ -66,6 +66,19 @@ static void do_attach(void *arg)
 		memif_sock_put(s);
 }
 
+static int memif_check(const struct vf_devargs *da, char *err, size_t errlen)
+{
+	const char *sock = vf_devargs_str(da, "socket", "/run/memif.sock");
+	struct vf_access acc;
+
+	if (sock[0] == '\0' || !strcmp(sock, "@")) {
+		snprintf(err, errlen, "socket: empty name: expected a path, or @NAME for an "
+			 "abstract name");
+		return -1;
+	}
+	return vf_access_from_devargs(&acc, da, err, errlen) < 0 ? -1 : 0;
+}
+
 static int memif_probe(struct vf_port *port, const struct vf_devargs *da)
 {
 	struct memif_cfg cfg = { 0 };
@@ -430,6 +443,7 @@ static const struct vf_driver memif_driver = {
 	.name = "memif",
 	.help = "shared-memory packet interface (VPP, libmemif, DPDK net_memif), both roles",
 	.keys = memif_keys,
+	.check = memif_check,
 	.probe = memif_probe,
 	.configure = memif_configure,
 	.start = memif_start,

@@ -91,6 +91,15 @@ static uint16_t null_tx_copy(void *q, struct rte_mbuf **pkts, uint16_t n)
 	return n;
 }
 
+static int null_check(const struct vf_devargs *da, char *err, size_t errlen)
+{
+	if (vf_devargs_bool(da, "copy", false) && vf_devargs_bool(da, "no-rx", false)) {
+		snprintf(err, errlen, "copy=1 and no-rx=1 exclude each other: give one of them");
+		return -1;
+	}
+	return 0;
+}
+
 static int null_probe(struct vf_port *port, const struct vf_devargs *da)
 {
 	struct null_priv *p = rte_zmalloc("null", sizeof(*p), RTE_CACHE_LINE_SIZE);
@@ -100,10 +109,6 @@ static int null_probe(struct vf_port *port, const struct vf_devargs *da)
 	p->size = (uint32_t)vf_devargs_uint(da, "size", 64);
 	p->copy = vf_devargs_bool(da, "copy", false);
 	p->no_rx = vf_devargs_bool(da, "no-rx", false);
-	if (p->copy && p->no_rx) {
-		rte_free(p);
-		return -EINVAL;
-	}
 	p->dummy = rte_zmalloc("null_dummy", 9000, RTE_CACHE_LINE_SIZE);
 	if (!p->dummy) {
 		rte_free(p);
@@ -210,6 +215,7 @@ static const struct vf_driver null_driver = {
 	.name = "null",
 	.help = "packet source and sink in memory, as DPDK's net_null",
 	.keys = null_keys,
+	.check = null_check,
 	.probe = null_probe,
 	.configure = null_configure,
 	.start = null_start,

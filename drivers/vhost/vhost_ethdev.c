@@ -30,6 +30,19 @@ static const struct vf_kvdef vhost_keys[] = {
 	{ NULL },
 };
 
+static int vhost_check(const struct vf_devargs *da, char *err, size_t errlen)
+{
+	struct vf_access acc;
+
+	if (!vf_devargs_has(da, "iface")) {
+		snprintf(err, errlen, "iface=PATH is required (the vhost-user socket)");
+		return -1;
+	}
+	if (vh_ol_from_devargs(da, err, errlen) < 0)
+		return -1;
+	return vf_access_from_devargs(&acc, da, err, errlen) < 0 ? -1 : 0;
+}
+
 static int vhost_probe(struct vf_port *port, const struct vf_devargs *da)
 {
 	const char *iface = vf_devargs_str(da, "iface", NULL);
@@ -349,6 +362,7 @@ static const struct vf_driver vhost_driver = {
 	.tx_offloads = true,
 	.help = "vhost-user back-end (device side) for a VM's or container's virtio-net",
 	.keys = vhost_keys,
+	.check = vhost_check,
 	.probe = vhost_probe,
 	.configure = vhost_configure,
 	.start = vhost_start,

@@ -76,71 +76,73 @@ static void do_attach(void *arg)
 	vu_attach_start(a->d, a->fd);
 }
 
+/* The offload keys (one row each in vu_keys too): the feature bit, the key
+ * it needs (virtio's feature dependencies), and whether 64 KiB frames come
+ * in (guest TSO: they need mergeable rx buffers, ours are one mbuf). */
+static const struct { const char *key, *needs; int bit; bool big_rx; } vu_ol[] = {
+	{ "csum", NULL, VIRTIO_NET_F_CSUM, false },
+	{ "guest_csum", NULL, VIRTIO_NET_F_GUEST_CSUM, false },
+	{ "host_tso4", "csum", VIRTIO_NET_F_HOST_TSO4, false },
+	{ "host_tso6", "csum", VIRTIO_NET_F_HOST_TSO6, false },
+	{ "guest_tso4", "guest_csum", VIRTIO_NET_F_GUEST_TSO4, true },
+	{ "guest_tso6", "guest_csum", VIRTIO_NET_F_GUEST_TSO6, true },
+};
+
+static int vu_check(const struct vf_devargs *da, char *err, size_t errlen)
+{
+	uint64_t qs = vf_devargs_uint(da, "queue_size", 256);
+	struct vf_access acc;
+
+	if (!vf_devargs_has(da, "path")) {
+		snprintf(err, errlen, "virtio_user needs path=SOCKET");
+		return -1;
+	}
+	if (qs & (qs - 1)) {
+		snprintf(err, errlen, "queue_size=%" PRIu64 " is not a power of 2", qs);
+		return -1;
+	}
+	for (size_t i = 0; i < RTE_DIM(vu_ol); i++) {
+		if (!vf_devargs_bool(da, vu_ol[i].key, false))
+			continue;
+		if (vu_ol[i].needs && !vf_devargs_bool(da, vu_ol[i].needs, false)) {
+			snprintf(err, errlen, "%s=1 needs %s=1 (virtio feature dependency)",
+				 vu_ol[i].key, vu_ol[i].needs);
+			return -1;
+		}
+		if (vu_ol[i].big_rx && !vf_devargs_bool(da, "mrg_rxbuf", true)) {
+			snprintf(err, errlen, "%s=1 needs mrg_rxbuf=1", vu_ol[i].key);
+			return -1;
+		}
+	}
+	return vf_access_from_devargs(&acc, da, err, errlen) < 0 ? -1 : 0;
+}
+
+/* vu_check has passed (vf_port_create runs it first). */
 static int vu_probe(struct vf_port *port, const struct vf_devargs *da)
 {
 	struct vu_dev *d;
-	uint64_t qs = vf_devargs_uint(da, "queue_size", 256);
+	char err[160];
 	int rc = -EIO;
 
-	if (!vf_devargs_has(da, "path")) {
-		VF_ERR("%s: virtio_user needs path=SOCKET", port->name);
-		return -EINVAL;
-	}
-	if (qs & (qs - 1)) {
-		VF_ERR("%s: queue_size=%" PRIu64 " is not a power of 2", port->name, qs);
-		return -EINVAL;
-	}
 	d = calloc(1, sizeof(*d));
 	if (d == NULL)
 		return -ENOMEM;
 	d->port = port;
 	snprintf(d->path, sizeof(d->path), "%s", vf_devargs_str(da, "path", ""));
 	d->nqp = (uint16_t)vf_devargs_uint(da, "queues", 1);
-	d->qsize = (uint16_t)qs;
+	d->qsize = (uint16_t)vf_devargs_uint(da, "queue_size", 256);
 	d->want_mrg = vf_devargs_bool(da, "mrg_rxbuf", true);
 	d->want_inorder = vf_devargs_bool(da, "in_order", true);
 	d->server = vf_devargs_bool(da, "server", false);
 	d->retry_min_ms = (unsigned int)vf_devargs_uint(da, "reconnect-ms", VU_RETRY_MIN_MS);
 	d->packed = vf_devargs_bool(da, "packed_vq", false);
-	{
-		static const struct { const char *key, *needs; int bit; } ol[] = {
-			{ "csum", NULL, VIRTIO_NET_F_CSUM },
-			{ "guest_csum", NULL, VIRTIO_NET_F_GUEST_CSUM },
-			{ "host_tso4", "csum", VIRTIO_NET_F_HOST_TSO4 },
-			{ "host_tso6", "csum", VIRTIO_NET_F_HOST_TSO6 },
-			{ "guest_tso4", "guest_csum", VIRTIO_NET_F_GUEST_TSO4 },
-			{ "guest_tso6", "guest_csum", VIRTIO_NET_F_GUEST_TSO6 },
-		};
-
-		for (size_t i = 0; i < sizeof(ol) / sizeof(ol[0]); i++) {
-			if (!vf_devargs_bool(da, ol[i].key, false))
-				continue;
-			if (ol[i].needs && !vf_devargs_bool(da, ol[i].needs, false)) {
-				VF_ERR("%s: virtio_user: %s=1 needs %s=1 (virtio feature dependency)",
-				       port->name, ol[i].key, ol[i].needs);
-				free(d);
-				return -EINVAL;
-			}
-			/* 64 KiB frames need mergeable rx buffers (ours are one mbuf) */
-			if (ol[i].bit == VIRTIO_NET_F_GUEST_TSO4 || ol[i].bit == VIRTIO_NET_F_GUEST_TSO6) {
-				if (!d->want_mrg) {
-					VF_ERR("%s: virtio_user: %s=1 needs mrg_rxbuf=1", port->name,
-					       ol[i].key);
-					free(d);
-					return -EINVAL;
-				}
-			}
-			d->want_ol |= 1ull << ol[i].bit;
-		}
-	}
-	{
-		char err[160];
-
-		if (vf_access_from_devargs(&d->access, da, err, sizeof(err)) < 0) {
-			VF_ERR("%s: virtio_user: %s", port->name, err);
-			free(d);
-			return -EINVAL;
-		}
+	for (size_t i = 0; i < RTE_DIM(vu_ol); i++)
+		if (vf_devargs_bool(da, vu_ol[i].key, false))
+			d->want_ol |= 1ull << vu_ol[i].bit;
+	if (vf_access_from_devargs(&d->access, da, err, sizeof(err)) < 0) {
+		VF_ERR("%s: virtio_user: %s", port->name, err);
+		free(d);
+		return -EINVAL;
 	}
 	if (!d->server && vf_access_file_keys(&d->access))
 		VF_WARN("%s: socket-mode and socket-group apply to the socket server=1 creates; "
@@ -163,7 +165,6 @@ static int vu_probe(struct vf_port *port, const struct vf_devargs *da)
 		goto fail;
 	}
 	if (d->server) {
-		char err[160];
 		int fd = vu_sock_listen(d->path, &d->access, err, sizeof(err));
 
 		if (fd < 0) {
@@ -386,6 +387,7 @@ static const struct vf_driver vu_driver = {
 	.tx_offloads = true,
 	.help = "virtio-net device over vhost-user (front-end; split or packed rings)",
 	.keys = vu_keys,
+	.check = vu_check,
 	.probe = vu_probe,
 	.configure = vu_configure,
 	.start = vu_start,

@@ -80,7 +80,8 @@ static void usage(const struct vf_tool *tool, FILE *f)
 
 static int usage_error(const struct vf_tool *tool, const char *msg)
 {
-	fprintf(stderr, "%s: %s\nTry '%s --help'.\n", tool->name, msg, tool->name);
+	/* One line: what was wrong and what is accepted (--help lists all). */
+	fprintf(stderr, "%s: %s\n", tool->name, msg);
 	return EXIT_USAGE;
 }
 
@@ -149,40 +150,13 @@ static int parse_args(struct vf_app *app, int argc, char **argv)
 	return 0;
 }
 
-/* Devargs are checked before the EAL starts, so a typo costs no start-up. */
+/* Devargs are checked before the EAL starts, so a typo costs no start-up
+ * and exits with status 2. */
 static int check_specs(struct vf_app *app, char *err, size_t errlen)
 {
-	for (unsigned int i = 0; i < app->nb_specs; i++) {
-		char drv[VF_NAME_LEN], tmp[512], shown[VF_DEVARGS_STR_MAX];
-		const struct vf_driver *d;
-		const char *rest;
-		struct vf_devargs *da;
-		int ret;
-
-		vf_devargs_redact(app->specs[i], shown, sizeof(shown));
-		if (vf_devargs_split(app->specs[i], drv, sizeof(drv), &rest, err, errlen))
+	for (unsigned int i = 0; i < app->nb_specs; i++)
+		if (vf_port_spec_check(app->specs[i], err, errlen))
 			return -1;
-		d = vf_driver_find(drv);
-		if (!d) {
-			size_t off = 0;
-			char names[256] = "";
-			for (unsigned int k = 0; vf_driver_at(k); k++)
-				off += snprintf(names + off, sizeof(names) - off, "%s%s",
-						k ? ", " : "", vf_driver_at(k)->name);
-			snprintf(err, errlen, "unknown driver '%s' in port '%s': drivers are %s",
-				 drv, shown, names);
-			return -1;
-		}
-		da = malloc(sizeof(*da));
-		if (!da)
-			return -1;
-		ret = vf_devargs_parse(rest, d->keys, da, tmp, sizeof(tmp));
-		free(da);
-		if (ret) {
-			snprintf(err, errlen, "port '%s': %s", shown, tmp);
-			return -1;
-		}
-	}
 	return 0;
 }
 

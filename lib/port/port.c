@@ -61,27 +61,61 @@ uint16_t vf_port_tx_none(void *q, struct rte_mbuf **pkts, uint16_t n)
 	return 0;
 }
 
-struct vf_port *vf_port_create(const char *spec, char *err, size_t errlen)
+/* Redacts spec into shown, finds the driver, parses the devargs into da and
+ * runs the driver's check.  0, or -1 with "port 'SPEC': why" in err. */
+static int spec_parse(const char *spec, char shown[VF_DEVARGS_STR_MAX],
+		      const struct vf_driver **drvp, struct vf_devargs *da, char *err,
+		      size_t errlen)
 {
-	char drvname[VF_NAME_LEN], names[256], shown[VF_DEVARGS_STR_MAX], why[256];
+	char drvname[VF_NAME_LEN], names[256], why[512];
 	const struct vf_driver *drv;
-	struct vf_devargs *da;
-	struct vf_port *port;
 	const char *rest;
-	unsigned int id, same = 0;
-	int ret;
 
 	/* Secrets never reach messages or "show port info". */
-	vf_devargs_redact(spec, shown, sizeof(shown));
+	vf_devargs_redact(spec, shown, VF_DEVARGS_STR_MAX);
 	if (vf_devargs_split(spec, drvname, sizeof(drvname), &rest, err, errlen))
-		return NULL;
+		return -1;
 	drv = vf_driver_find(drvname);
 	if (!drv) {
 		driver_names(names, sizeof(names));
 		snprintf(err, errlen, "unknown driver '%s' in port '%s': drivers are %s",
 			 drvname, shown, names);
-		return NULL;
+		return -1;
 	}
+	if (vf_devargs_parse(rest, drv->keys, da, why, sizeof(why)) ||
+	    (drv->check && drv->check(da, why, sizeof(why)))) {
+		snprintf(err, errlen, "port '%s': %s", shown, why);
+		return -1;
+	}
+	*drvp = drv;
+	return 0;
+}
+
+int vf_port_spec_check(const char *spec, char *err, size_t errlen)
+{
+	char shown[VF_DEVARGS_STR_MAX];
+	const struct vf_driver *drv;
+	struct vf_devargs *da = calloc(1, sizeof(*da));
+	int ret;
+
+	if (!da) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	ret = spec_parse(spec, shown, &drv, da, err, errlen);
+	free(da);
+	return ret;
+}
+
+struct vf_port *vf_port_create(const char *spec, char *err, size_t errlen)
+{
+	char shown[VF_DEVARGS_STR_MAX], why[256];
+	const struct vf_driver *drv;
+	struct vf_devargs *da;
+	struct vf_port *port;
+	unsigned int id, same = 0;
+	int ret;
+
 	for (id = 0; id < VF_MAX_PORTS && ports[id]; id++)
 		;
 	if (id == VF_MAX_PORTS) {
@@ -93,11 +127,7 @@ struct vf_port *vf_port_create(const char *spec, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	ret = vf_devargs_parse(rest, drv->keys, da, err, errlen);
-	if (ret) {
-		char tmp[512];
-		snprintf(tmp, sizeof(tmp), "port '%s': %s", shown, err);
-		snprintf(err, errlen, "%s", tmp);
+	if (spec_parse(spec, shown, &drv, da, err, errlen)) {
 		free(da);
 		return NULL;
 	}

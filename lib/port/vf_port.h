@@ -54,6 +54,12 @@ struct vf_driver {
 	const char *name;
 	const char *help;			/* one line for vf-ports(7) and help */
 	const struct vf_kvdef *keys;		/* accepted devargs; NULL: passed raw */
+	/* Optional: the refusals that need no resource (a required key, keys
+	 * that exclude or need each other), on the parsed devargs.  Run before
+	 * the EAL starts, so a bad spec on the command line exits with status
+	 * 2 at once, and again before every probe (the shell's port attach).
+	 * 0, or -1 with what is wrong and what is accepted in err. */
+	int (*check)(const struct vf_devargs *da, char *err, size_t errlen);
 	/* The driver finishes (or hands its peer) the transmit offload
 	 * requests packets carry (vf_offload.h); for the others the framework
 	 * finishes them in software before their tx burst. */
@@ -123,6 +129,10 @@ const struct vf_driver *vf_driver_at(unsigned int idx);
 /* Creates a port from "DRIVER[,k=v...]".  Returns NULL with a one-line
  * message in err (naming the bad key and listing the accepted ones). */
 struct vf_port *vf_port_create(const char *spec, char *err, size_t errlen);
+/* What vf_port_create refuses before it touches anything: the driver, the
+ * keys and values, the driver's own check.  0, or -1 with the one-line
+ * message in err.  Needs no EAL. */
+int vf_port_spec_check(const char *spec, char *err, size_t errlen);
 int vf_port_configure(struct vf_port *port, const struct vf_port_conf *conf);
 int vf_port_start(struct vf_port *port);
 void vf_port_stop(struct vf_port *port);

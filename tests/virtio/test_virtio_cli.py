@@ -28,10 +28,10 @@ def main():
     psock = sock_path("vio-cli-nopacked.sock")
     Backend(psock, "none")
     vfwd_fail(f"virtio_user,path={psock},packed_vq=1", 0, "lacks VIRTIO_F_RING_PACKED")
-    vfwd_fail(f"virtio_user,path={sock},queue_size=100", 1, "queue_size=100 is not a power of 2")
+    vfwd_fail(f"virtio_user,path={sock},queue_size=100", 2, "queue_size=100 is not a power of 2")
     vfwd_fail(f"virtio_user,path={sock},queue_size=65536", 2, "queue_size")
     vfwd_fail(f"virtio_user,path={sock},queues=9", 2, "queues")
-    vfwd_fail("virtio_user", 1, "needs path=SOCKET")
+    vfwd_fail("virtio_user", 2, "needs path=SOCKET")
     vfwd_fail(f"virtio_user,path={sock},bogus=1", 2,
               "accepted keys are path, queues, queue_size, mac, mrg_rxbuf, in_order, "
               "packed_vq, server")
