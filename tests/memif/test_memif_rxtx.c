@@ -41,16 +41,14 @@ static struct memif_if *make_if(bool server, uint16_t bsize, uint8_t log2, uint1
 	return mif;
 }
 
-/* Connects cli to srv through the real message exchange. */
-static void connect_pair(uint16_t sbsize, uint16_t cbsize, uint8_t log2, uint16_t nq,
-			 struct rte_mempool *cpool)
+/* srv and cli (already made) talk the real message exchange over a
+ * socketpair, one message at a time, until cli is connected. */
+static void handshake(void)
 {
 	char err[128];
 	int sv[2];
 	struct memif_conn *cc, *sc;
 
-	srv = make_if(true, sbsize, log2, nq, pool);
-	cli = make_if(false, cbsize, log2, nq, cpool);
 	assert_int_equal(memif_sock_attach(sock, srv, err, sizeof(err)), 0);
 	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, sv), 0);
 	cc = memif_conn_new(sv[0], NULL, cli);
@@ -62,6 +60,15 @@ static void connect_pair(uint16_t sbsize, uint16_t cbsize, uint8_t log2, uint16_
 		assert_int_equal(memif_conn_input(cc), 0);
 		assert_int_equal(memif_conn_input(sc), 0);
 	}
+}
+
+/* Connects cli to srv through the real message exchange. */
+static void connect_pair(uint16_t sbsize, uint16_t cbsize, uint8_t log2, uint16_t nq,
+			 struct rte_mempool *cpool)
+{
+	srv = make_if(true, sbsize, log2, nq, pool);
+	cli = make_if(false, cbsize, log2, nq, cpool);
+	handshake();
 	assert_int_equal(srv->state, MEMIF_ST_CONNECTED);
 	assert_int_equal(cli->state, MEMIF_ST_CONNECTED);
 	assert_int_equal(srv->run_c2s, nq);
@@ -462,22 +469,7 @@ static void test_zero_copy(void **state)
 	srv = make_if(true, 2048, 6, 1, pool);
 	cli = make_if(false, 2048, 6, 1, pool);
 	cli->zc = true;
-	{
-		char err[128];
-		int sv[2];
-		struct memif_conn *cc, *sc;
-
-		assert_int_equal(memif_sock_attach(sock, srv, err, sizeof(err)), 0);
-		assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, sv), 0);
-		cc = memif_conn_new(sv[0], NULL, cli);
-		sc = memif_conn_new(sv[1], sock, NULL);
-		memif_msg_queue_hello(sc);
-		assert_int_equal(memif_conn_send_next(sc), 0);
-		for (int i = 0; i < 100 && cli->state != MEMIF_ST_CONNECTED; i++) {
-			assert_int_equal(memif_conn_input(cc), 0);
-			assert_int_equal(memif_conn_input(sc), 0);
-		}
-	}
+	handshake();
 	assert_int_equal(cli->state, MEMIF_ST_CONNECTED);
 	assert_true(cli->nregions >= 2);
 	/* all rx slots hold one of our mbufs */
@@ -504,23 +496,11 @@ static void test_100_reconnects(void **state)
 	for (int k = 0; k < 100; k++) {
 		struct rte_mbuf *out[16], *in[16];
 		bool zc = k & 1;
-		char err[128];
-		int sv[2];
-		struct memif_conn *cc, *sc;
 
 		srv = make_if(true, 1024, 5, 2, pool);
 		cli = make_if(false, 1024, 5, 2, pool);
 		cli->zc = zc;
-		assert_int_equal(memif_sock_attach(sock, srv, err, sizeof(err)), 0);
-		assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, sv), 0);
-		cc = memif_conn_new(sv[0], NULL, cli);
-		sc = memif_conn_new(sv[1], sock, NULL);
-		memif_msg_queue_hello(sc);
-		assert_int_equal(memif_conn_send_next(sc), 0);
-		for (int i = 0; i < 100 && cli->state != MEMIF_ST_CONNECTED; i++) {
-			assert_int_equal(memif_conn_input(cc), 0);
-			assert_int_equal(memif_conn_input(sc), 0);
-		}
+		handshake();
 		assert_int_equal(cli->state, MEMIF_ST_CONNECTED);
 		for (int i = 0; i < 16; i++)
 			out[i] = make_pkt(i * 100 + 60, 2048, i);

@@ -23,78 +23,35 @@
 #include "vf_runtime.h"
 #include "vf_sync.h"
 #include "vhost/virtqueue.h"
-#include "vh_testmem.h"
+#include "vh_testring.h"
 
 #define RING 16
-#define DESC_OFF 0x0
-#define AVAIL_OFF 0x1000
-#define USED_OFF 0x2000
 #define TAB_OFF 0x3000
 #define BUF_OFF 0x10000
 
 static struct rte_mempool *pool;
 
-struct fx {
-	struct guest g;
-	struct vh_mem mem;
-	struct vh_vq vq;
-	struct vring_desc *d;
-	struct vring_avail *avail;
-	struct vring_used *used;
-	uint16_t avail_idx;
-	int fds_before;
-};
-
 static int group_setup(void **state)
 {
-	struct vf_runtime_opts o = { .tool = "vhtest", .lcores = "0", .main_lcore = -1,
-				     .eal_args = "", .mem_mb = 128 };
-
-	if (vf_runtime_start(&o))
-		return -1;
-	pool = rte_pktmbuf_pool_create("vhtest", 1024, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	pool = vht_eal_pool("vhtest", 128, "vhtest", 1024);
 	return pool ? 0 : -1;
 }
 
 static int group_teardown(void **state)
 {
-	rte_mempool_free(pool);
-	vf_runtime_stop();
+	vht_eal_pool_free(pool);
 	return 0;
 }
 
 static int setup_with(void **state, bool mrg, bool event_idx, uint8_t hdr_len)
 {
-	struct fx *f = calloc(1, sizeof(*f));
-	struct vhost_user_mem_table t = { .nregions = 1 };
-	const char *why;
-	char w[96];
+	struct split_fx *f = calloc(1, sizeof(*f));
 
 	f->fds_before = count_fds();
-	if (guest_open(&f->g, GUEST_SIZE))
+	if (split_fx_open(f, RING, hdr_len, mrg, event_idx,
+			  eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), pool))
 		return -1;
-	t.regions[0] = (struct vhost_user_mem_region){ GUEST_GPA, GUEST_SIZE, GUEST_UVA, 0 };
-	if (vh_mem_map(&f->mem, &t, 40, &f->g.fd, 1, w, sizeof(w)))
-		return -1;
-	f->vq.size = RING;
-	f->vq.hdr_len = hdr_len;
-	f->vq.mrg_rxbuf = mrg;
-	f->vq.event_idx = event_idx;
-	f->vq.pool = pool;
-	f->vq.kickfd = -1;
-	f->vq.callfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	f->vq.addr = (struct vhost_vring_addr){
-		.desc_user_addr = GUEST_UVA + DESC_OFF,
-		.avail_user_addr = GUEST_UVA + AVAIL_OFF,
-		.used_user_addr = GUEST_UVA + USED_OFF,
-	};
-	if (vh_split_map(&f->vq, &f->mem, &why))
-		return -1;
-	vh_split_start(&f->vq);
 	f->vq.ready = true;
-	f->d = (struct vring_desc *)(f->g.va + DESC_OFF);
-	f->avail = (struct vring_avail *)(f->g.va + AVAIL_OFF);
-	f->used = (struct vring_used *)(f->g.va + USED_OFF);
 	*state = f;
 	return 0;
 }
@@ -121,7 +78,7 @@ static int setup_legacy(void **state)
 
 static int teardown(void **state)
 {
-	struct fx *f = *state;
+	struct split_fx *f = *state;
 
 	close(f->vq.callfd);
 	vh_mem_unmap(&f->mem);
@@ -131,22 +88,6 @@ static int teardown(void **state)
 	assert_int_equal(rte_mempool_avail_count(pool), 1024);
 	free(f);
 	return 0;
-}
-
-static void post(struct fx *f, uint16_t head)
-{
-	f->avail->ring[f->avail_idx % RING] = head;
-	f->avail_idx++;
-	__atomic_store_n(&f->avail->idx, f->avail_idx, __ATOMIC_RELEASE);
-}
-
-static uint64_t calls(struct fx *f)
-{
-	uint64_t v = 0;
-
-	if (read(f->vq.callfd, &v, sizeof(v)) != sizeof(v))
-		return 0;
-	return v;
 }
 
 static void fill(uint8_t *p, size_t n, uint8_t seed)
@@ -170,7 +111,7 @@ static void check_mbuf(struct rte_mbuf *m, size_t n, uint8_t seed)
 /* tx chain: 5 header bytes | 7 header bytes + 20 data | 40 data */
 static void test_dequeue_header_split(void **state)
 {
-	struct fx *f = *state;
+	struct split_fx *f = *state;
 	uint8_t *b = f->g.va + BUF_OFF, frame[60];
 	struct rte_mbuf *pkts[4];
 
@@ -181,7 +122,7 @@ static void test_dequeue_header_split(void **state)
 	f->d[4] = (struct vring_desc){ GUEST_GPA + BUF_OFF, 5, VRING_DESC_F_NEXT, 9 };
 	f->d[9] = (struct vring_desc){ GUEST_GPA + BUF_OFF + 0x100, 27, VRING_DESC_F_NEXT, 1 };
 	f->d[1] = (struct vring_desc){ GUEST_GPA + BUF_OFF + 0x200, 40, 0, 0 };
-	post(f, 4);
+	split_fx_post(f, 4);
 	assert_int_equal(vh_split_dequeue(&f->vq, pkts, 4), 1);
 	check_mbuf(pkts[0], 60, 3);
 	/* a well-formed single-segment mbuf, as forwarding modes expect */
@@ -196,15 +137,15 @@ static void test_dequeue_header_split(void **state)
 	assert_int_equal(f->vq.st.packets, 1);
 	assert_int_equal(f->vq.st.bytes, 60);
 	/* the driver did not ask for no interrupts: one call */
-	assert_int_equal(calls(f), 1);
+	assert_int_equal(vht_calls(f->vq.callfd), 1);
 	/* nothing more: no packet, no call */
 	assert_int_equal(vh_split_dequeue(&f->vq, pkts, 4), 0);
-	assert_int_equal(calls(f), 0);
+	assert_int_equal(vht_calls(f->vq.callfd), 0);
 }
 
 static void test_dequeue_indirect_and_runt(void **state)
 {
-	struct fx *f = *state;
+	struct split_fx *f = *state;
 	struct vring_desc *tab = (struct vring_desc *)(f->g.va + TAB_OFF);
 	uint8_t *b = f->g.va + BUF_OFF, frame[100];
 	struct rte_mbuf *pkts[4];
@@ -218,8 +159,8 @@ static void test_dequeue_indirect_and_runt(void **state)
 	f->d[0] = (struct vring_desc){ GUEST_GPA + TAB_OFF, 32, VRING_DESC_F_INDIRECT, 0 };
 	/* a runt: header only */
 	f->d[1] = (struct vring_desc){ GUEST_GPA + BUF_OFF, 12, 0, 0 };
-	post(f, 1);
-	post(f, 0);
+	split_fx_post(f, 1);
+	split_fx_post(f, 0);
 	assert_int_equal(vh_split_dequeue(&f->vq, pkts, 4), 1);
 	check_mbuf(pkts[0], 100, 9);
 	rte_pktmbuf_free(pkts[0]);
@@ -229,13 +170,13 @@ static void test_dequeue_indirect_and_runt(void **state)
 	assert_int_equal(f->used->ring[0].id, 1);
 	assert_int_equal(f->used->ring[1].id, 0);
 	/* NO_INTERRUPT: no call */
-	assert_int_equal(calls(f), 0);
+	assert_int_equal(vht_calls(f->vq.callfd), 0);
 	assert_int_equal(f->vq.st.calls, 0);
 }
 
 static void test_dequeue_large_frame(void **state)
 {
-	struct fx *f = *state;
+	struct split_fx *f = *state;
 	uint8_t *b = f->g.va + BUF_OFF;
 	static uint8_t frame[5000];
 	struct rte_mbuf *pkts[1];
@@ -244,7 +185,7 @@ static void test_dequeue_large_frame(void **state)
 	memset(b, 0, 12);
 	memcpy(b + 12, frame, sizeof(frame));
 	f->d[2] = (struct vring_desc){ GUEST_GPA + BUF_OFF, 12 + sizeof(frame), 0, 0 };
-	post(f, 2);
+	split_fx_post(f, 2);
 	assert_int_equal(vh_split_dequeue(&f->vq, pkts, 1), 1);
 	assert_true(pkts[0]->nb_segs > 1);
 	check_mbuf(pkts[0], sizeof(frame), 1);
@@ -261,20 +202,20 @@ static struct rte_mbuf *mkpkt(size_t n, uint8_t seed)
 }
 
 /* rx buffers: three of 1000 bytes, one descriptor each */
-static void post_rx(struct fx *f, unsigned int n, uint32_t len)
+static void post_rx(struct split_fx *f, unsigned int n, uint32_t len)
 {
 	for (unsigned int i = 0; i < n; i++) {
 		uint16_t head = (uint16_t)((f->avail_idx) % RING);
 
 		f->d[head] = (struct vring_desc){ GUEST_GPA + BUF_OFF + head * 0x1000ull, len,
 						  VRING_DESC_F_WRITE, 0 };
-		post(f, head);
+		split_fx_post(f, head);
 	}
 }
 
 static void test_enqueue_mergeable(void **state)
 {
-	struct fx *f = *state;
+	struct split_fx *f = *state;
 	struct rte_mbuf *m = mkpkt(2000, 5);
 	uint8_t out[2000];
 
@@ -307,7 +248,7 @@ static void test_enqueue_mergeable(void **state)
 
 static void test_enqueue_single_buffer(void **state)
 {
-	struct fx *f = *state;
+	struct split_fx *f = *state;
 	struct rte_mbuf *m[2] = { mkpkt(2000, 5), mkpkt(500, 6) };
 
 	post_rx(f, 2, 1000);
@@ -330,7 +271,7 @@ static void test_enqueue_single_buffer(void **state)
 
 static void test_enqueue_legacy_header(void **state)
 {
-	struct fx *f = *state;
+	struct split_fx *f = *state;
 	struct rte_mbuf *m = mkpkt(64, 8);
 	uint8_t *b = f->g.va + BUF_OFF;
 
@@ -345,7 +286,7 @@ static void test_enqueue_legacy_header(void **state)
 
 static void test_event_idx_calls(void **state)
 {
-	struct fx *f = *state;
+	struct split_fx *f = *state;
 	uint16_t *used_event = &f->avail->ring[RING];
 	uint16_t *avail_event = (uint16_t *)&f->used->ring[RING];
 	struct rte_mbuf *m;
@@ -357,18 +298,18 @@ static void test_event_idx_calls(void **state)
 	post_rx(f, 4, 1000);
 	m = mkpkt(64, 1);
 	assert_int_equal(vh_split_enqueue(&f->vq, &m, 1), 1);
-	assert_int_equal(calls(f), 0);
+	assert_int_equal(vht_calls(f->vq.callfd), 0);
 	m = mkpkt(64, 1);
 	assert_int_equal(vh_split_enqueue(&f->vq, &m, 1), 1);
-	assert_int_equal(calls(f), 1);
+	assert_int_equal(vht_calls(f->vq.callfd), 1);
 	m = mkpkt(64, 1);
 	assert_int_equal(vh_split_enqueue(&f->vq, &m, 1), 1);
-	assert_int_equal(calls(f), 0);
+	assert_int_equal(vht_calls(f->vq.callfd), 0);
 	/* the driver moves used_event to what it has seen: call again */
 	*used_event = 3;
 	m = mkpkt(64, 1);
 	assert_int_equal(vh_split_enqueue(&f->vq, &m, 1), 1);
-	assert_int_equal(calls(f), 1);
+	assert_int_equal(vht_calls(f->vq.callfd), 1);
 	/* we poll: avail_event stays out of the driver's reach, and the
 	 * flags are left 0 as EVENT_IDX requires */
 	assert_int_equal((uint16_t)(*avail_event - f->vq.last_avail), 0x8000);
@@ -377,7 +318,7 @@ static void test_event_idx_calls(void **state)
 
 static void test_no_event_idx_flags(void **state)
 {
-	struct fx *f = *state;
+	struct split_fx *f = *state;
 
 	/* without EVENT_IDX we ask for no kicks through the used flags */
 	assert_int_equal(f->used->flags, VRING_USED_F_NO_NOTIFY);
@@ -393,7 +334,7 @@ static void test_no_event_idx_flags(void **state)
  * header in a writable buffer is rewritten whole. */
 static void test_enqueue_header_kept(void **state)
 {
-	struct fx *f = *state;
+	struct split_fx *f = *state;
 	const struct virtio_net_hdr_mrg_rxbuf good = { .num_buffers = 1 };
 	uint64_t pg = GUEST_GPA + BUF_OFF + 0x4000;	/* header: last 12 bytes before pg */
 	uint8_t *hv = vh_gpa(&f->mem, pg - 12, 12 + 64);
@@ -405,7 +346,7 @@ static void test_enqueue_header_kept(void **state)
 	assert_non_null(hv);
 	memcpy(gv, &good, sizeof(good));
 	f->d[0] = (struct vring_desc){ pg - 12, 2048, VRING_DESC_F_WRITE, 0 };
-	post(f, 0);
+	split_fx_post(f, 0);
 	assert_int_equal(mprotect(page, (size_t)psz, PROT_READ), 0);
 	assert_int_equal(vh_split_enqueue(&f->vq, &m, 1), 1);
 	assert_int_equal(mprotect(page, (size_t)psz, PROT_READ | PROT_WRITE), 0);
@@ -416,13 +357,13 @@ static void test_enqueue_header_kept(void **state)
 	memset(gv, 0xee, 12);
 	m = mkpkt(64, 4);
 	f->d[1] = (struct vring_desc){ pg - 12, 2048, VRING_DESC_F_WRITE, 0 };
-	post(f, 1);
+	split_fx_post(f, 1);
 	assert_int_equal(vh_split_enqueue(&f->vq, &m, 1), 1);
 	assert_memory_equal(gv, &good, sizeof(good));
 	assert_int_equal(f->vq.st.packets, 2);
 }
 
-static uint8_t *dbuf(struct fx *f, uint16_t d)
+static uint8_t *dbuf(struct split_fx *f, uint16_t d)
 {
 	return f->g.va + BUF_OFF + d * 0x1000ull;
 }
@@ -438,7 +379,7 @@ static uint64_t dgpa(uint16_t d)
  * buffer comes back in the used ring in avail order. */
 static void test_fast_tx_mix(void **state)
 {
-	struct fx *f = *state;
+	struct split_fx *f = *state;
 	uint32_t sent = 0, runts = 0;
 
 	f->avail->flags = VRING_AVAIL_F_NO_INTERRUPT;
@@ -477,7 +418,7 @@ static void test_fast_tx_mix(void **state)
 				plen[exp] = pl;
 				seed[exp++] = sd;
 			}
-			post(f, heads[i]);
+			split_fx_post(f, heads[i]);
 		}
 		assert_int_equal(vh_split_dequeue(&f->vq, pkts, 16), exp);
 		for (unsigned int i = 0; i < exp; i++) {
@@ -502,14 +443,14 @@ static void test_fast_tx_mix(void **state)
  * bad one being read; a head out of range likewise. */
 static void test_fast_tx_bad(void **state)
 {
-	struct fx *f = *state;
+	struct split_fx *f = *state;
 	struct rte_mbuf *pkts[4];
 
 	for (uint16_t d = 0; d < 3; d++) {
 		memset(dbuf(f, d), 0, 12);
 		fill(dbuf(f, d) + 12, 64, (uint8_t)d);
 		f->d[d] = (struct vring_desc){ d == 2 ? GUEST_GPA + GUEST_SIZE : dgpa(d), 76, 0, 0 };
-		post(f, d);
+		split_fx_post(f, d);
 	}
 	assert_int_equal(vh_split_dequeue(&f->vq, pkts, 4), 2);
 	check_mbuf(pkts[0], 64, 0);
@@ -522,14 +463,14 @@ static void test_fast_tx_bad(void **state)
 
 static void test_fast_tx_bad_head(void **state)
 {
-	struct fx *f = *state;
+	struct split_fx *f = *state;
 	struct rte_mbuf *pkts[4];
 
 	memset(dbuf(f, 0), 0, 12);
 	fill(dbuf(f, 0) + 12, 64, 4);
 	f->d[0] = (struct vring_desc){ dgpa(0), 76, 0, 0 };
-	post(f, 0);
-	post(f, RING);		/* out of range */
+	split_fx_post(f, 0);
+	split_fx_post(f, RING);		/* out of range */
 	assert_int_equal(vh_split_dequeue(&f->vq, pkts, 4), 1);
 	check_mbuf(pkts[0], 64, 4);
 	rte_pktmbuf_free(pkts[0]);
@@ -542,7 +483,7 @@ static void test_fast_tx_bad_head(void **state)
  * and packets of two mbufs (general path), interleaved. */
 static void test_fast_rx_mix(void **state)
 {
-	struct fx *f = *state;
+	struct split_fx *f = *state;
 	uint32_t sent = 0;
 
 	f->avail->flags = VRING_AVAIL_F_NO_INTERRUPT;
@@ -569,7 +510,7 @@ static void test_fast_rx_mix(void **state)
 				f->d[d] = (struct vring_desc){ dgpa(d), 2048, VRING_DESC_F_WRITE, 0 };
 				d++;
 			}
-			post(f, heads[i]);
+			split_fx_post(f, heads[i]);
 			if ((r + i) % 3 == 2) {	/* two mbufs */
 				pkts[i] = mkpkt(pl / 2, sd);
 				struct rte_mbuf *t = rte_pktmbuf_alloc(pool);
@@ -645,7 +586,7 @@ static void *burst_loop(void *arg)
 
 static void test_layout_flip_under_bursts(void **state)
 {
-	struct fx *f = *state;
+	struct split_fx *f = *state;
 	struct vh_vq *vq = &f->vq;
 	struct vring_desc *sd = vq->desc;
 	struct vring_avail *sa = vq->avail;

@@ -24,7 +24,8 @@
 #include "vf_peermem.h"
 #include "vf_runtime.h"
 #include "vhost/vhost_dev.h"
-#include "vh_testmem.h"
+#include "vh_testring.h"
+#include "vh_testmsg.h"
 
 #define RING 256
 #define LOG_FILE 4096			/* bytes of the log memfd */
@@ -41,32 +42,24 @@
 static struct rte_mempool *pool;
 
 struct fx {
-	struct vh_dev *dev;
+	struct vu_front fe;		/* the device and its last reply */
 	struct guest g;
 	int logfd;
 	uint8_t *log;			/* our view of the log */
 	int efd;
 	int fds_before;
 	uint32_t base;			/* SET_VRING_BASE of the next negotiate */
-	struct vhost_user_msg reply;
-	uint32_t rlen;
 };
 
 static int group_setup(void **state)
 {
-	struct vf_runtime_opts o = { .tool = "vhlog", .lcores = "0", .main_lcore = -1,
-				     .eal_args = "", .mem_mb = 64 };
-
-	if (vf_runtime_start(&o))
-		return -1;
-	pool = rte_pktmbuf_pool_create("vhlog", 256, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	pool = vht_eal_pool("vhlog", 64, "vhlog", 256);
 	return pool ? 0 : -1;
 }
 
 static int group_teardown(void **state)
 {
-	rte_mempool_free(pool);
-	vf_runtime_stop();
+	vht_eal_pool_free(pool);
 	return 0;
 }
 
@@ -76,9 +69,9 @@ static int setup(void **state)
 
 	vf_peermem_init();
 	f->fds_before = count_fds();
-	f->dev = aligned_alloc(64, (sizeof(struct vh_dev) + 63) & ~(size_t)63);
-	vh_dev_init(f->dev, "log0", 1);
-	f->dev->vq[1].pool = pool;
+	f->fe.dev = aligned_alloc(64, (sizeof(struct vh_dev) + 63) & ~(size_t)63);
+	vh_dev_init(f->fe.dev, "log0", 1);
+	f->fe.dev->vq[1].pool = pool;
 	if (guest_open(&f->g, GUEST_SIZE))
 		return -1;
 	f->logfd = memfd_create("vh-test-log", MFD_CLOEXEC);
@@ -94,59 +87,24 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 
-	vh_dev_disconnect(f->dev);
-	assert_null(f->dev->log);
+	vh_dev_disconnect(f->fe.dev);
+	assert_null(f->fe.dev->log);
 	munmap(f->log, LOG_FILE);
 	close(f->logfd);
 	close(f->efd);
 	guest_close(&f->g);
 	assert_int_equal(count_fds(), f->fds_before);
 	assert_int_equal(rte_mempool_avail_count(pool), 256);
-	free(f->dev);
+	free(f->fe.dev);
 	free(f);
 	return 0;
-}
-
-static int msgf(struct fx *f, uint32_t req, uint32_t flags, const void *payload,
-		uint32_t size, const int *fds_in, unsigned int nfds)
-{
-	struct vhost_user_msg m;
-	int fds[VHOST_USER_MAX_FDS];
-
-	memset(&m, 0, sizeof(m));
-	m.hdr.request = req;
-	m.hdr.flags = flags;
-	m.hdr.size = size;
-	if (payload)
-		memcpy(&m.p, payload, size);
-	for (unsigned int i = 0; i < nfds; i++)
-		fds[i] = dup(fds_in[i]);
-	return vh_user_handle(f->dev, &m, VHOST_USER_HDR_SIZE + size, fds, nfds,
-			      &f->reply, &f->rlen);
-}
-
-static int msg(struct fx *f, uint32_t req, const void *payload, uint32_t size)
-{
-	return msgf(f, req, VHOST_USER_VERSION, payload, size, NULL, 0);
-}
-
-static int msg_u64(struct fx *f, uint32_t req, uint64_t v)
-{
-	return msg(f, req, &v, sizeof(v));
-}
-
-static int msg_state(struct fx *f, uint32_t req, uint32_t idx, uint32_t num)
-{
-	struct vhost_vring_state s = { idx, num };
-
-	return msg(f, req, &s, sizeof(s));
 }
 
 static int log_base(struct fx *f, uint64_t size, uint64_t offset)
 {
 	struct vhost_user_log l = { size, offset };
 
-	return msgf(f, VHOST_USER_SET_LOG_BASE, VHOST_USER_VERSION, &l, sizeof(l), &f->logfd, 1);
+	return vu_msg_fds(&f->fe, VHOST_USER_SET_LOG_BASE, VHOST_USER_VERSION, &l, sizeof(l), &f->logfd, 1);
 }
 
 static struct vhost_vring_addr ring_addr(uint32_t i, bool log)
@@ -167,37 +125,37 @@ static void negotiate(struct fx *f, uint64_t features, uint64_t proto)
 	struct vhost_user_mem_table t = { .nregions = 1 };
 
 	t.regions[0] = (struct vhost_user_mem_region){ GUEST_GPA, GUEST_SIZE, GUEST_UVA, 0 };
-	assert_int_equal(msg(f, VHOST_USER_GET_FEATURES, NULL, 0), 0);
-	assert_true(f->reply.p.u64 & LOG_ALL);
-	assert_true(f->reply.p.u64 & (1ull << VIRTIO_NET_F_GUEST_ANNOUNCE));
-	assert_int_equal(msg(f, VHOST_USER_GET_PROTOCOL_FEATURES, NULL, 0), 0);
-	assert_int_equal(f->reply.p.u64 & PROTO, PROTO);
-	assert_int_equal(msg_u64(f, VHOST_USER_SET_PROTOCOL_FEATURES, proto), 0);
-	assert_int_equal(msg_u64(f, VHOST_USER_SET_FEATURES, features), 0);
-	assert_int_equal(msgf(f, VHOST_USER_SET_MEM_TABLE, VHOST_USER_VERSION, &t, 8 + 32,
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_GET_FEATURES, NULL, 0), 0);
+	assert_true(f->fe.reply.p.u64 & LOG_ALL);
+	assert_true(f->fe.reply.p.u64 & (1ull << VIRTIO_NET_F_GUEST_ANNOUNCE));
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_GET_PROTOCOL_FEATURES, NULL, 0), 0);
+	assert_int_equal(f->fe.reply.p.u64 & PROTO, PROTO);
+	assert_int_equal(vu_msg_u64(&f->fe, VHOST_USER_SET_PROTOCOL_FEATURES, proto), 0);
+	assert_int_equal(vu_msg_u64(&f->fe, VHOST_USER_SET_FEATURES, features), 0);
+	assert_int_equal(vu_msg_fds(&f->fe, VHOST_USER_SET_MEM_TABLE, VHOST_USER_VERSION, &t, 8 + 32,
 			      &f->g.fd, 1), 0);
 	for (uint32_t i = 0; i < 2; i++) {
 		struct vhost_vring_addr a = ring_addr(i, false);
 
-		assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_NUM, i, RING), 0);
+		assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_SET_VRING_NUM, i, RING), 0);
 		uint32_t base = (features & (1ull << VIRTIO_F_RING_PACKED)) ? 0x8000 : 0;
 
-		assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_BASE, i,
+		assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_SET_VRING_BASE, i,
 					   i == 0 && f->base ? f->base : base), 0);
-		assert_int_equal(msg(f, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), 0);
-		assert_int_equal(msgf(f, VHOST_USER_SET_VRING_KICK, VHOST_USER_VERSION,
+		assert_int_equal(vu_msg(&f->fe, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), 0);
+		assert_int_equal(vu_msg_fds(&f->fe, VHOST_USER_SET_VRING_KICK, VHOST_USER_VERSION,
 				      &(uint64_t){ i }, 8, &f->efd, 1), 0);
-		assert_int_equal(msgf(f, VHOST_USER_SET_VRING_CALL, VHOST_USER_VERSION,
+		assert_int_equal(vu_msg_fds(&f->fe, VHOST_USER_SET_VRING_CALL, VHOST_USER_VERSION,
 				      &(uint64_t){ i }, 8, &f->efd, 1), 0);
-		assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_ENABLE, i, 1), 0);
+		assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_SET_VRING_ENABLE, i, 1), 0);
 	}
-	assert_true(f->dev->link_up);
+	assert_true(f->fe.dev->link_up);
 }
 
 /* What the connection layer does after a rejected message. */
 static void reconnect(struct fx *f, uint64_t features, uint64_t proto)
 {
-	vh_dev_disconnect(f->dev);
+	vh_dev_disconnect(f->fe.dev);
 	negotiate(f, features, proto);
 }
 
@@ -276,14 +234,14 @@ static void test_log_base_too_small(void **state)
 
 	negotiate(f, F_SPLIT, PROTO);
 	assert_int_equal(log_base(f, LOG_NEED - 1, 0), -EINVAL);
-	assert_non_null(strstr(f->dev->last_error, "memory table reaches"));
-	assert_null(f->dev->log);
+	assert_non_null(strstr(f->fe.dev->last_error, "memory table reaches"));
+	assert_null(f->fe.dev->log);
 	/* exactly enough is fine, and the reply is a bare header */
 	assert_int_equal(log_base(f, LOG_NEED, 0), 0);
-	assert_int_equal(f->rlen, VHOST_USER_HDR_SIZE);
-	assert_int_equal(f->reply.hdr.request, VHOST_USER_SET_LOG_BASE);
-	assert_int_equal(f->reply.hdr.flags, VHOST_USER_REPLY_FLAGS);
-	assert_non_null(f->dev->log);
+	assert_int_equal(f->fe.rlen, VHOST_USER_HDR_SIZE);
+	assert_int_equal(f->fe.reply.hdr.request, VHOST_USER_SET_LOG_BASE);
+	assert_int_equal(f->fe.reply.hdr.flags, VHOST_USER_REPLY_FLAGS);
+	assert_non_null(f->fe.dev->log);
 }
 
 static void test_log_offset_beyond_file(void **state)
@@ -292,13 +250,13 @@ static void test_log_offset_beyond_file(void **state)
 
 	negotiate(f, F_SPLIT, PROTO);
 	assert_int_equal(log_base(f, LOG_NEED, LOG_FILE), -EINVAL);
-	assert_non_null(strstr(f->dev->last_error, "beyond its file"));
+	assert_non_null(strstr(f->fe.dev->last_error, "beyond its file"));
 	assert_int_equal(log_base(f, LOG_FILE + 1, 0), -EINVAL);
 	assert_int_equal(log_base(f, 0, 0), -EINVAL);
-	assert_null(f->dev->log);
+	assert_null(f->fe.dev->log);
 	/* the log at the very end of the file */
 	assert_int_equal(log_base(f, LOG_NEED, LOG_FILE - LOG_NEED), 0);
-	assert_ptr_equal(f->dev->log->bits, (uint8_t *)f->dev->log->map_base + LOG_FILE - LOG_NEED);
+	assert_ptr_equal(f->fe.dev->log->bits, (uint8_t *)f->fe.dev->log->map_base + LOG_FILE - LOG_NEED);
 }
 
 static void test_log_overflow(void **state)
@@ -307,9 +265,9 @@ static void test_log_overflow(void **state)
 
 	negotiate(f, F_SPLIT, PROTO);
 	assert_int_equal(log_base(f, LOG_NEED, UINT64_MAX - 8), -EINVAL);
-	assert_non_null(strstr(f->dev->last_error, "overflows"));
+	assert_non_null(strstr(f->fe.dev->last_error, "overflows"));
 	assert_int_equal(log_base(f, UINT64_MAX, 2), -EINVAL);
-	assert_null(f->dev->log);
+	assert_null(f->fe.dev->log);
 }
 
 static void test_log_base_bad_requests(void **state)
@@ -320,17 +278,17 @@ static void test_log_base_bad_requests(void **state)
 	negotiate(f, F_SPLIT, PROTO & ~(1ull << VHOST_USER_PROTOCOL_F_LOG_SHMFD));
 	/* without LOG_SHMFD there is nothing we could map */
 	assert_int_equal(log_base(f, LOG_NEED, 0), -EINVAL);
-	assert_non_null(strstr(f->dev->last_error, "unsupported"));
-	assert_int_equal(msg_u64(f, VHOST_USER_SET_PROTOCOL_FEATURES, PROTO), 0);
+	assert_non_null(strstr(f->fe.dev->last_error, "unsupported"));
+	assert_int_equal(vu_msg_u64(&f->fe, VHOST_USER_SET_PROTOCOL_FEATURES, PROTO), 0);
 	/* no fd, the old u64 payload */
-	assert_int_equal(msg(f, VHOST_USER_SET_LOG_BASE, &l, sizeof(l)), -EINVAL);
-	assert_int_equal(msgf(f, VHOST_USER_SET_LOG_BASE, VHOST_USER_VERSION, &l, 8,
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_SET_LOG_BASE, &l, sizeof(l)), -EINVAL);
+	assert_int_equal(vu_msg_fds(&f->fe, VHOST_USER_SET_LOG_BASE, VHOST_USER_VERSION, &l, 8,
 			      &f->logfd, 1), -EINVAL);
-	assert_null(f->dev->log);
+	assert_null(f->fe.dev->log);
 	/* a replacement unmaps the old one (the fd count says so) */
 	assert_int_equal(log_base(f, LOG_NEED, 0), 0);
 	assert_int_equal(log_base(f, LOG_NEED, 128), 0);
-	assert_int_equal(f->dev->log_bases, 2);
+	assert_int_equal(f->fe.dev->log_bases, 2);
 }
 
 /* ---- marking ---------------------------------------------------------- */
@@ -342,13 +300,13 @@ static void test_log_all_without_base(void **state)
 	struct vring_used *u = (void *)(f->g.va + RING_OFF(0) + 0x2000);
 
 	negotiate(f, F_SPLIT | LOG_ALL, PROTO);
-	assert_ptr_equal(f->dev->vq[0].dirty_log, &vh_log_none);
+	assert_ptr_equal(f->fe.dev->vq[0].dirty_log, &vh_log_none);
 	post_split_rx(f, 2048);
-	assert_int_equal(vh_vq_enqueue(&f->dev->vq[0], &m, 1), 1);
+	assert_int_equal(vh_vq_enqueue(&f->fe.dev->vq[0], &m, 1), 1);
 	assert_int_equal(u->idx, 1);
 	/* ring start (used flags), then buffer (2 pages), used entry, used
 	 * idx: all counted, none lost silently */
-	assert_int_equal(f->dev->vq[0].st.log_miss, 5);
+	assert_int_equal(f->fe.dev->vq[0].st.log_miss, 5);
 	assert_int_equal(dirty(f, NULL, 0), 0);
 }
 
@@ -364,52 +322,52 @@ static void test_split_rx_marks(void **state)
 	/* QEMU at migration start: log, LOG_ALL and the F_LOG ring
 	 * addresses, all while the rings run */
 	assert_int_equal(log_base(f, LOG_NEED, 0), 0);
-	assert_null(f->dev->vq[0].dirty_log);
-	assert_int_equal(msgf(f, VHOST_USER_SET_FEATURES, VHOST_USER_VERSION |
+	assert_null(f->fe.dev->vq[0].dirty_log);
+	assert_int_equal(vu_msg_fds(&f->fe, VHOST_USER_SET_FEATURES, VHOST_USER_VERSION |
 			      VHOST_USER_F_NEED_REPLY, &(uint64_t){ F_SPLIT | LOG_ALL }, 8,
 			      NULL, 0), 0);
-	assert_int_equal(f->rlen, VHOST_USER_HDR_SIZE + 8);
-	assert_int_equal(msg(f, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), 0);
-	assert_true(f->dev->vq[0].ready);
+	assert_int_equal(f->fe.rlen, VHOST_USER_HDR_SIZE + 8);
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), 0);
+	assert_true(f->fe.dev->vq[0].ready);
 	/* other features still cannot change under running rings */
-	assert_int_equal(msg_u64(f, VHOST_USER_SET_FEATURES,
+	assert_int_equal(vu_msg_u64(&f->fe, VHOST_USER_SET_FEATURES,
 				 F_SPLIT | LOG_ALL | (1ull << VIRTIO_RING_F_EVENT_IDX)), -EINVAL);
 	/* nor may the rings move */
 	a.used_user_addr += 0x100;
-	assert_int_equal(msg(f, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), -EINVAL);
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), -EINVAL);
 	reconnect(f, F_SPLIT, PROTO);	/* that closed the connection: again */
 	assert_int_equal(log_base(f, LOG_NEED, 0), 0);
-	assert_int_equal(msg_u64(f, VHOST_USER_SET_FEATURES, F_SPLIT | LOG_ALL), 0);
+	assert_int_equal(vu_msg_u64(&f->fe, VHOST_USER_SET_FEATURES, F_SPLIT | LOG_ALL), 0);
 	a = ring_addr(0, true);
-	assert_int_equal(msg(f, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), 0);
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), 0);
 	memset(f->log, 0, LOG_FILE);
 
 	/* 12-byte header + 100 bytes from 16 bytes before a page boundary */
 	post_split_rx(f, 2048);
-	assert_int_equal(vh_vq_enqueue(&f->dev->vq[0], &m, 1), 1);
+	assert_int_equal(vh_vq_enqueue(&f->fe.dev->vq[0], &m, 1), 1);
 	assert_int_equal(u->idx, 1);
 	assert_int_equal(u->ring[0].len, 112);
 	assert_int_equal(dirty(f, pg, 8), 3);
 	assert_int_equal(pg[0], GUEST_GPA + RING_OFF(0) + 0x2000);	/* used ring */
 	assert_int_equal(pg[1], GPA_BUF & ~0xfffull);			/* the buffer's */
 	assert_int_equal(pg[2], (GPA_BUF & ~0xfffull) + 0x1000);	/* two pages */
-	assert_int_equal(f->dev->vq[0].st.log_miss, 0);
+	assert_int_equal(f->fe.dev->vq[0].st.log_miss, 0);
 
 	/* a 16-byte frame stays on the first page */
 	memset(f->log, 0, LOG_FILE);
 	m = frame(4);
 	post_split_rx(f, 2048);
-	assert_int_equal(vh_vq_enqueue(&f->dev->vq[0], &m, 1), 1);
+	assert_int_equal(vh_vq_enqueue(&f->fe.dev->vq[0], &m, 1), 1);
 	assert_int_equal(dirty(f, pg, 8), 2);
 	assert_int_equal(pg[1], GPA_BUF & ~0xfffull);
 
 	/* logging off: nothing marked */
-	assert_int_equal(msg_u64(f, VHOST_USER_SET_FEATURES, F_SPLIT), 0);
-	assert_null(f->dev->vq[0].dirty_log);
+	assert_int_equal(vu_msg_u64(&f->fe, VHOST_USER_SET_FEATURES, F_SPLIT), 0);
+	assert_null(f->fe.dev->vq[0].dirty_log);
 	memset(f->log, 0, LOG_FILE);
 	m = frame(100);
 	post_split_rx(f, 2048);
-	assert_int_equal(vh_vq_enqueue(&f->dev->vq[0], &m, 1), 1);
+	assert_int_equal(vh_vq_enqueue(&f->fe.dev->vq[0], &m, 1), 1);
 	assert_int_equal(u->idx, 3);
 	assert_int_equal(dirty(f, NULL, 0), 0);
 }
@@ -433,7 +391,7 @@ static void test_split_rx_general_path(void **state)
 	av->ring[0] = 0;
 	av->ring[1] = 1;
 	__atomic_store_n(&av->idx, 2, __ATOMIC_RELEASE);
-	assert_int_equal(vh_vq_enqueue(&f->dev->vq[0], &m, 1), 1);
+	assert_int_equal(vh_vq_enqueue(&f->fe.dev->vq[0], &m, 1), 1);
 	/* 3012 bytes: 1000 in chain 0, 1000 in d[1] (over 0x31000), 1012 in d[2] */
 	assert_int_equal(dirty(f, pg, 8), 5);
 	assert_int_equal(pg[0], GUEST_GPA + 0x2000);
@@ -461,22 +419,22 @@ static void test_split_tx_marks_used_only(void **state)
 	/* the used ring is marked where VHOST_VRING_F_LOG says, not where we
 	 * map it (QEMU's own view of the guest address) */
 	a.log_guest_addr = GUEST_GPA + 0x70000;
-	assert_int_equal(msg(f, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), 0);
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), 0);
 	d[0] = (struct vring_desc){ GUEST_GPA + 0x40000, 12 + 60, 0, 0 };
 	av->ring[0] = 0;
 	__atomic_store_n(&av->idx, 1, __ATOMIC_RELEASE);
-	assert_int_equal(vh_vq_dequeue(&f->dev->vq[1], pkts, 4), 1);
+	assert_int_equal(vh_vq_dequeue(&f->fe.dev->vq[1], pkts, 4), 1);
 	rte_pktmbuf_free(pkts[0]);
 	assert_int_equal(dirty(f, pg, 4), 1);
 	assert_int_equal(pg[0], GUEST_GPA + 0x70000);
 	/* without the flag: our translation */
 	a = ring_addr(1, false);
-	assert_int_equal(msg(f, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), 0);
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), 0);
 	memset(f->log, 0, LOG_FILE);
 	d[1] = (struct vring_desc){ GUEST_GPA + 0x40000, 12 + 60, 0, 0 };
 	av->ring[1] = 1;
 	__atomic_store_n(&av->idx, 2, __ATOMIC_RELEASE);
-	assert_int_equal(vh_vq_dequeue(&f->dev->vq[1], pkts, 4), 1);
+	assert_int_equal(vh_vq_dequeue(&f->fe.dev->vq[1], pkts, 4), 1);
 	rte_pktmbuf_free(pkts[0]);
 	assert_int_equal(dirty(f, pg, 4), 1);
 	assert_int_equal(pg[0], GUEST_GPA + RING_OFF(1) + 0x2000);
@@ -491,24 +449,24 @@ static void test_packed_rx_marks(void **state)
 
 	negotiate(f, F_PACKED, PROTO);
 	assert_int_equal(log_base(f, LOG_NEED, 0), 0);
-	assert_int_equal(msg_u64(f, VHOST_USER_SET_FEATURES, F_PACKED | LOG_ALL), 0);
-	assert_non_null(f->dev->vq[0].dirty_log);
+	assert_int_equal(vu_msg_u64(&f->fe, VHOST_USER_SET_FEATURES, F_PACKED | LOG_ALL), 0);
+	assert_non_null(f->fe.dev->vq[0].dirty_log);
 	post_packed_rx(f, 0, 2048);
-	assert_int_equal(vh_vq_enqueue(&f->dev->vq[0], &m, 1), 1);
+	assert_int_equal(vh_vq_enqueue(&f->fe.dev->vq[0], &m, 1), 1);
 	assert_int_equal(d[0].len, 112);
 	assert_true(d[0].flags & (1u << VRING_PACKED_DESC_F_USED));
 	assert_int_equal(dirty(f, pg, 8), 3);
 	assert_int_equal(pg[0], GUEST_GPA + RING_OFF(0));		/* descriptor ring */
 	assert_int_equal(pg[1], GPA_BUF & ~0xfffull);
 	assert_int_equal(pg[2], (GPA_BUF & ~0xfffull) + 0x1000);
-	assert_int_equal(f->dev->vq[0].st.log_miss, 0);
+	assert_int_equal(f->fe.dev->vq[0].st.log_miss, 0);
 
 	/* logging off */
-	assert_int_equal(msg_u64(f, VHOST_USER_SET_FEATURES, F_PACKED), 0);
+	assert_int_equal(vu_msg_u64(&f->fe, VHOST_USER_SET_FEATURES, F_PACKED), 0);
 	memset(f->log, 0, LOG_FILE);
 	m = frame(100);
 	post_packed_rx(f, 1, 2048);
-	assert_int_equal(vh_vq_enqueue(&f->dev->vq[0], &m, 1), 1);
+	assert_int_equal(vh_vq_enqueue(&f->fe.dev->vq[0], &m, 1), 1);
 	assert_int_equal(d[1].len, 112);
 	assert_int_equal(dirty(f, NULL, 0), 0);
 }
@@ -526,18 +484,18 @@ static void test_vring_base_resume(void **state)
 	for (int i = 0; i < 3; i++) {
 		m = frame(60);
 		post_split_rx(f, 2048);
-		assert_int_equal(vh_vq_enqueue(&f->dev->vq[0], &m, 1), 1);
+		assert_int_equal(vh_vq_enqueue(&f->fe.dev->vq[0], &m, 1), 1);
 	}
-	assert_int_equal(msg_state(f, VHOST_USER_GET_VRING_BASE, 0, 0), 0);
-	assert_int_equal(f->reply.p.state.num, 3);
-	f->base = f->reply.p.state.num;
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_GET_VRING_BASE, 0, 0), 0);
+	assert_int_equal(f->fe.reply.p.state.num, 3);
+	f->base = f->fe.reply.p.state.num;
 	reconnect(f, F_SPLIT, PROTO);	/* SET_VRING_BASE 3, as QEMU */
-	assert_int_equal(f->dev->vq[0].last_avail, 3);
-	assert_int_equal(f->dev->vq[0].last_used, 3);
+	assert_int_equal(f->fe.dev->vq[0].last_avail, 3);
+	assert_int_equal(f->fe.dev->vq[0].last_used, 3);
 	assert_int_equal(u->idx, 3);
 	m = frame(60);
 	post_split_rx(f, 2048);
-	assert_int_equal(vh_vq_enqueue(&f->dev->vq[0], &m, 1), 1);
+	assert_int_equal(vh_vq_enqueue(&f->fe.dev->vq[0], &m, 1), 1);
 	assert_int_equal(u->idx, 4);
 	assert_int_equal(u->ring[3].len, 72);
 }
@@ -566,24 +524,24 @@ static void test_packed_vring_base_resume(void **state)
 					 (uint16_t)((1u << VRING_PACKED_DESC_F_USED) |
 						    VRING_DESC_F_WRITE), __ATOMIC_RELEASE);
 		}
-		assert_int_equal(vh_vq_enqueue(&f->dev->vq[0], &m, 1), 1);
+		assert_int_equal(vh_vq_enqueue(&f->fe.dev->vq[0], &m, 1), 1);
 	}
-	assert_int_equal(msg_state(f, VHOST_USER_GET_VRING_BASE, 0, 0), 0);
-	base = f->reply.p.state.num;
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_GET_VRING_BASE, 0, 0), 0);
+	base = f->fe.reply.p.state.num;
 	/* bits 0-14 avail, 15 avail wrap, 16-30 used, 31 used wrap */
 	assert_int_equal(base, 3u | (3u << 16));
 	f->base = base;
 	reconnect(f, F_PACKED, PROTO);
-	assert_true(f->dev->vq[0].ready);
-	assert_int_equal(f->dev->vq[0].last_avail, 3);
-	assert_false(f->dev->vq[0].avail_wrap);
-	assert_false(f->dev->vq[0].used_wrap);
+	assert_true(f->fe.dev->vq[0].ready);
+	assert_int_equal(f->fe.dev->vq[0].last_avail, 3);
+	assert_false(f->fe.dev->vq[0].avail_wrap);
+	assert_false(f->fe.dev->vq[0].used_wrap);
 	/* the next buffer of lap 2 is taken and returned in lap 2 */
 	d[3] = (struct vring_packed_desc){ GPA_BUF, 2048, 3, 0 };
 	__atomic_store_n(&d[3].flags, (uint16_t)((1u << VRING_PACKED_DESC_F_USED) |
 						  VRING_DESC_F_WRITE), __ATOMIC_RELEASE);
 	m = frame(60);
-	assert_int_equal(vh_vq_enqueue(&f->dev->vq[0], &m, 1), 1);
+	assert_int_equal(vh_vq_enqueue(&f->fe.dev->vq[0], &m, 1), 1);
 	assert_int_equal(d[3].flags & ((1u << VRING_PACKED_DESC_F_USED) |
 				       (1u << VRING_PACKED_DESC_F_AVAIL)), 0);
 	assert_int_equal(d[3].len, 72);
@@ -601,13 +559,13 @@ static void test_send_rarp(void **state)
 
 	negotiate(f, F_SPLIT, PROTO & ~(1ull << VHOST_USER_PROTOCOL_F_RARP));
 	memcpy(&v, mac, 6);
-	assert_int_equal(msg_u64(f, VHOST_USER_SEND_RARP, v), -EINVAL);
+	assert_int_equal(vu_msg_u64(&f->fe, VHOST_USER_SEND_RARP, v), -EINVAL);
 	reconnect(f, F_SPLIT, PROTO);
-	assert_int_equal(msg_u64(f, VHOST_USER_SEND_RARP, v | 1), -EINVAL);	/* multicast */
+	assert_int_equal(vu_msg_u64(&f->fe, VHOST_USER_SEND_RARP, v | 1), -EINVAL);	/* multicast */
 	reconnect(f, F_SPLIT, PROTO);
-	assert_int_equal(vh_vq_dequeue(&f->dev->vq[1], pkts, 4), 0);
-	assert_int_equal(msg_u64(f, VHOST_USER_SEND_RARP, v), 0);
-	assert_int_equal(vh_vq_dequeue(&f->dev->vq[1], pkts, 4), 1);
+	assert_int_equal(vh_vq_dequeue(&f->fe.dev->vq[1], pkts, 4), 0);
+	assert_int_equal(vu_msg_u64(&f->fe, VHOST_USER_SEND_RARP, v), 0);
+	assert_int_equal(vh_vq_dequeue(&f->fe.dev->vq[1], pkts, 4), 1);
 	p = rte_pktmbuf_mtod(pkts[0], const uint8_t *);
 	assert_int_equal(pkts[0]->pkt_len, 60);
 	for (int i = 0; i < 6; i++)
@@ -619,10 +577,10 @@ static void test_send_rarp(void **state)
 	assert_memory_equal(p + 22, mac, 6);
 	assert_memory_equal(p + 32, mac, 6);
 	rte_pktmbuf_free(pkts[0]);
-	assert_int_equal(f->dev->vq[1].st.rarp, 1);
-	assert_int_equal(f->dev->rarp_requests, 1);
+	assert_int_equal(f->fe.dev->vq[1].st.rarp, 1);
+	assert_int_equal(f->fe.dev->rarp_requests, 1);
 	/* once */
-	assert_int_equal(vh_vq_dequeue(&f->dev->vq[1], pkts, 4), 0);
+	assert_int_equal(vh_vq_dequeue(&f->fe.dev->vq[1], pkts, 4), 0);
 }
 
 int main(void)

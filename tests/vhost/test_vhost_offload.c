@@ -18,83 +18,42 @@
 
 #include "vf_runtime.h"
 #include "vhost/virtqueue.h"
-#include "vh_testmem.h"
+#include "vh_testring.h"
 
 #define RING 64
-#define DESC_OFF 0x0
-#define AVAIL_OFF 0x1000
-#define USED_OFF 0x2000
 #define BUF_OFF 0x10000		/* buffer i at BUF_OFF + i * 0x4000 */
 
 static struct rte_mempool *pool;
 
-struct fx {
-	struct guest g;
-	struct vh_mem mem;
-	struct vh_vq vq;
-	struct vring_desc *d;
-	struct vring_avail *avail;
-	struct vring_used *used;
-	uint16_t avail_idx;
-};
-
 static int group_setup(void **state)
 {
-	struct vf_runtime_opts o = { .tool = "vhtest_ol", .lcores = "0", .main_lcore = -1,
-				     .eal_args = "", .mem_mb = 128 };
-
-	if (vf_runtime_start(&o))
-		return -1;
-	pool = rte_pktmbuf_pool_create("vhol", 1024, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	pool = vht_eal_pool("vhtest_ol", 128, "vhol", 1024);
 	return pool ? 0 : -1;
 }
 
 static int group_teardown(void **state)
 {
-	rte_mempool_free(pool);
-	vf_runtime_stop();
+	vht_eal_pool_free(pool);
 	return 0;
 }
 
 static int setup(void **state)
 {
-	struct fx *f = calloc(1, sizeof(*f));
-	struct vhost_user_mem_table t = { .nregions = 1 };
-	const char *why;
-	char w[96];
+	struct split_fx *f = calloc(1, sizeof(*f));
 
-	if (guest_open(&f->g, GUEST_SIZE))
+	if (split_fx_open(f, RING, 12, true, false, -1, pool))
 		return -1;
-	t.regions[0] = (struct vhost_user_mem_region){ GUEST_GPA, GUEST_SIZE, GUEST_UVA, 0 };
-	if (vh_mem_map(&f->mem, &t, 40, &f->g.fd, 1, w, sizeof(w)))
-		return -1;
-	f->vq.size = RING;
-	f->vq.hdr_len = 12;
-	f->vq.mrg_rxbuf = true;
-	f->vq.pool = pool;
-	f->vq.kickfd = f->vq.callfd = -1;
-	f->vq.addr = (struct vhost_vring_addr){
-		.desc_user_addr = GUEST_UVA + DESC_OFF,
-		.avail_user_addr = GUEST_UVA + AVAIL_OFF,
-		.used_user_addr = GUEST_UVA + USED_OFF,
-	};
-	if (vh_split_map(&f->vq, &f->mem, &why))
-		return -1;
-	vh_split_start(&f->vq);
 	/* as SET_FEATURES with CSUM, GUEST_CSUM, HOST_TSO4/6 (GUEST_TSO per test) */
 	vh_ol_set_features(&f->vq, (1ull << VIRTIO_NET_F_CSUM) | (1ull << VIRTIO_NET_F_GUEST_CSUM) |
 			   (1ull << VIRTIO_NET_F_HOST_TSO4) | (1ull << VIRTIO_NET_F_HOST_TSO6));
 	f->vq.ready = true;
-	f->d = (struct vring_desc *)(f->g.va + DESC_OFF);
-	f->avail = (struct vring_avail *)(f->g.va + AVAIL_OFF);
-	f->used = (struct vring_used *)(f->g.va + USED_OFF);
 	*state = f;
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	struct fx *f = *state;
+	struct split_fx *f = *state;
 
 	vh_mem_unmap(&f->mem);
 	guest_close(&f->g);
@@ -103,14 +62,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void post(struct fx *f, uint16_t head)
-{
-	f->avail->ring[f->avail_idx % RING] = head;
-	f->avail_idx++;
-	__atomic_store_n(&f->avail->idx, f->avail_idx, __ATOMIC_RELEASE);
-}
-
-static uint8_t *buf(struct fx *f, uint16_t i)
+static uint8_t *buf(struct split_fx *f, uint16_t i)
 {
 	return f->g.va + BUF_OFF + i * 0x4000u;
 }
@@ -135,7 +87,7 @@ static uint32_t tcp4(uint8_t *p, uint32_t payload)
 }
 
 /* One tx descriptor at slot/buffer i: header h, then the frame. */
-static void post_tx(struct fx *f, uint16_t i, struct virtio_net_hdr h, uint32_t payload)
+static void post_tx(struct split_fx *f, uint16_t i, struct virtio_net_hdr h, uint32_t payload)
 {
 	uint8_t *b = buf(f, i);
 	uint32_t len;
@@ -144,7 +96,7 @@ static void post_tx(struct fx *f, uint16_t i, struct virtio_net_hdr h, uint32_t 
 	memcpy(b, &h, sizeof(h));
 	len = tcp4(b + 12, payload);
 	f->d[i] = (struct vring_desc){ GUEST_GPA + BUF_OFF + i * 0x4000ull, 12 + len, 0, 0 };
-	post(f, i);
+	split_fx_post(f, i);
 }
 
 static struct virtio_net_hdr tso_hdr(uint16_t mss)
@@ -156,7 +108,7 @@ static struct virtio_net_hdr tso_hdr(uint16_t mss)
 
 /* Dequeues: a 3000-byte TSO frame (general path: more than one mbuf), a
  * NEEDS_CSUM frame (fast path), a TSO header with gso_size 0 (dropped). */
-static uint16_t dequeue_three(struct fx *f, struct rte_mbuf **pkts)
+static uint16_t dequeue_three(struct split_fx *f, struct rte_mbuf **pkts)
 {
 	struct virtio_net_hdr cs = { .flags = VIRTIO_NET_HDR_F_NEEDS_CSUM, .csum_start = 34,
 				     .csum_offset = 16 };
@@ -169,7 +121,7 @@ static uint16_t dequeue_three(struct fx *f, struct rte_mbuf **pkts)
 
 static void test_dequeue_headers(void **state)
 {
-	struct fx *f = *state;
+	struct split_fx *f = *state;
 	struct rte_mbuf *pkts[8];
 
 	assert_int_equal(dequeue_three(f, pkts), 2);
@@ -202,20 +154,20 @@ static void test_dequeue_headers(void **state)
 }
 
 /* rx buffers of 2048 bytes, one descriptor each, from slot `from` */
-static void post_rx(struct fx *f, uint16_t from, unsigned int n)
+static void post_rx(struct split_fx *f, uint16_t from, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++) {
 		uint16_t s = (uint16_t)(from + i);
 
 		f->d[s] = (struct vring_desc){ GUEST_GPA + BUF_OFF + s * 0x4000ull, 2048,
 					       VRING_DESC_F_WRITE, 0 };
-		post(f, s);
+		split_fx_post(f, s);
 	}
 }
 
 static void test_enqueue_software_tso(void **state)
 {
-	struct fx *f = *state;
+	struct split_fx *f = *state;
 	struct rte_mbuf *pkts[8];
 	uint16_t u0;
 
@@ -258,7 +210,7 @@ static void test_enqueue_software_tso(void **state)
 
 static void test_enqueue_gso_header(void **state)
 {
-	struct fx *f = *state;
+	struct split_fx *f = *state;
 	struct rte_mbuf *pkts[8];
 	uint16_t u0;
 

@@ -20,7 +20,7 @@
 
 #include "vf_runtime.h"
 #include "vhost/virtqueue.h"
-#include "vh_testmem.h"
+#include "vh_testring.h"
 
 #define GSZ (8u << 20)
 #define DESC_OFF 0x0
@@ -66,21 +66,15 @@ struct fx {
 
 static int group_setup(void **state)
 {
-	struct vf_runtime_opts o = { .tool = "vhtest", .lcores = "0", .main_lcore = -1,
-				     .eal_args = "", .mem_mb = 128 };
-
 	(void)state;
-	if (vf_runtime_start(&o))
-		return -1;
-	pool = rte_pktmbuf_pool_create("vhpk", POOL_N, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	pool = vht_eal_pool("vhtest", 128, "vhpk", POOL_N);
 	return pool ? 0 : -1;
 }
 
 static int group_teardown(void **state)
 {
 	(void)state;
-	rte_mempool_free(pool);
-	vf_runtime_stop();
+	vht_eal_pool_free(pool);
 	return 0;
 }
 
@@ -88,16 +82,11 @@ static int setup(void **state)
 {
 	const struct params *p = *state;
 	struct fx *f = calloc(1, sizeof(*f));
-	struct vhost_user_mem_table t = { .nregions = 1 };
 	const char *why;
-	char w[96];
 
 	f->p = *p;
 	f->fds_before = count_fds();
-	if (guest_open(&f->g, GSZ))
-		return -1;
-	t.regions[0] = (struct vhost_user_mem_region){ GUEST_GPA, GSZ, GUEST_UVA, 0 };
-	if (vh_mem_map(&f->mem, &t, 40, &f->g.fd, 1, w, sizeof(w)))
+	if (guest_open(&f->g, GSZ) || vht_map_guest(&f->mem, &f->g, GSZ))
 		return -1;
 	f->vq.packed = true;
 	f->vq.size = p->size;
@@ -139,15 +128,6 @@ static int teardown(void **state)
 	assert_int_equal(rte_mempool_avail_count(pool), POOL_N);
 	free(f);
 	return 0;
-}
-
-static uint64_t calls(struct fx *f)
-{
-	uint64_t v = 0;
-
-	if (read(f->vq.callfd, &v, sizeof(v)) != sizeof(v))
-		return 0;
-	return v;
 }
 
 static uint8_t *slot_buf(struct fx *f, uint16_t slot)
@@ -406,7 +386,7 @@ static void test_rx_wrap(void **state)
 	assert_int_equal(f->vq.st.packets, total);
 	/* the driver enabled calls: at least one per burst that moved */
 	assert_true(f->vq.st.calls > 0);
-	calls(f);
+	vht_calls(f->vq.callfd);
 }
 
 /* ---- event suppression ------------------------------------------------ */
@@ -431,20 +411,20 @@ static void test_event_suppression(void **state)
 
 	f->drv_ev->flags = VRING_PACKED_EVENT_FLAG_DISABLE;
 	tx_one(f);
-	assert_int_equal(calls(f), 0);
+	assert_int_equal(vht_calls(f->vq.callfd), 0);
 	f->drv_ev->flags = VRING_PACKED_EVENT_FLAG_ENABLE;
 	tx_one(f);
-	assert_int_equal(calls(f), 1);
+	assert_int_equal(vht_calls(f->vq.callfd), 1);
 	/* DESC: call only when the used entry at slot `off` of the current
 	 * lap is written (slots 0 and 1 are done, the next is 2) */
 	f->drv_ev->flags = VRING_PACKED_EVENT_FLAG_DESC;
 	f->drv_ev->off_wrap = 3 | (1u << 15);
 	tx_one(f);	/* slot 2 */
-	assert_int_equal(calls(f), 0);
+	assert_int_equal(vht_calls(f->vq.callfd), 0);
 	tx_one(f);	/* slot 3 */
-	assert_int_equal(calls(f), 1);
+	assert_int_equal(vht_calls(f->vq.callfd), 1);
 	tx_one(f);	/* slot 4 */
-	assert_int_equal(calls(f), 0);
+	assert_int_equal(vht_calls(f->vq.callfd), 0);
 	/* an offset in the next lap: not before the wrap */
 	f->drv_ev->off_wrap = 1;	/* wrap counter 0, slot 1 */
 	for (uint16_t s = 5; s < f->p.size; s++) {
@@ -453,13 +433,13 @@ static void test_event_suppression(void **state)
 		if (s == f->p.size - 1)
 			f->drv_ev->off_wrap = 40 | (1u << 15);
 		tx_one(f);
-		assert_int_equal(calls(f), 0);
+		assert_int_equal(vht_calls(f->vq.callfd), 0);
 	}
 	f->drv_ev->off_wrap = 1;
 	tx_one(f);	/* slot 0 of lap 2 */
-	assert_int_equal(calls(f), 0);
+	assert_int_equal(vht_calls(f->vq.callfd), 0);
 	tx_one(f);	/* slot 1 of lap 2 */
-	assert_int_equal(calls(f), 1);
+	assert_int_equal(vht_calls(f->vq.callfd), 1);
 	assert_false(f->drv.used_wrap);
 }
 

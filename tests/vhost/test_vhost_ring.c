@@ -12,12 +12,9 @@
 #include <cmocka.h>
 
 #include "vhost/virtqueue.h"
-#include "vh_testmem.h"
+#include "vh_testring.h"
 
 #define RING 8
-#define DESC_OFF 0x0
-#define AVAIL_OFF 0x1000
-#define USED_OFF 0x2000
 #define BUF_OFF 0x10000		/* packet buffers from here */
 
 struct fx {
@@ -45,7 +42,6 @@ static int map_regions(struct fx *f, bool two)
 static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	const char *why;
 
 	f->fds_before = count_fds();
 	if (guest_open(&f->g, GUEST_SIZE) || guest_open(&f->g2, GUEST_SIZE) ||
@@ -55,15 +51,9 @@ static int setup(void **state)
 	f->vq.mask = RING - 1;
 	f->vq.hdr_len = 12;
 	f->vq.callfd = f->vq.kickfd = -1;
-	f->vq.addr = (struct vhost_vring_addr){
-		.desc_user_addr = GUEST_UVA + DESC_OFF,
-		.avail_user_addr = GUEST_UVA + AVAIL_OFF,
-		.used_user_addr = GUEST_UVA + USED_OFF,
-	};
-	if (vh_split_map(&f->vq, &f->mem, &why))
+	if (vht_split_attach(&f->vq, &f->mem))
 		return -1;
-	vh_split_start(&f->vq);
-	f->d = (struct vring_desc *)(f->g.va + DESC_OFF);
+	f->d = (struct vring_desc *)(f->g.va + SPLIT_DESC_OFF);
 	*state = f;
 	return 0;
 }
@@ -263,7 +253,7 @@ static void test_too_many_segments(void **state)
 static void test_avail_jump(void **state)
 {
 	struct fx *f = *state;
-	struct vring_avail *avail = (struct vring_avail *)(f->g.va + AVAIL_OFF);
+	struct vring_avail *avail = (struct vring_avail *)(f->g.va + SPLIT_AVAIL_OFF);
 	struct rte_mbuf *pkts[4] = { NULL };
 
 	f->vq.ready = true;
@@ -282,7 +272,7 @@ static void test_avail_jump(void **state)
 	assert_int_equal(vh_split_enqueue(&f->vq, pkts, 4), 0);
 	assert_true(f->vq.dp_broken);
 	/* a restart resumes from the used index in memory */
-	struct vring_used *used = (struct vring_used *)(f->g.va + USED_OFF);
+	struct vring_used *used = (struct vring_used *)(f->g.va + SPLIT_USED_OFF);
 	used->idx = 5;
 	vh_split_start(&f->vq);
 	assert_false(f->vq.dp_broken);

@@ -19,13 +19,12 @@
 
 #include "vhost/vhost_dev.h"
 #include "vh_testmem.h"
+#include "vh_testmsg.h"
 
 struct fx {
-	struct vh_dev *dev;
+	struct vu_front fe;		/* the device and its last reply */
 	struct guest g;
 	int fds_before;
-	struct vhost_user_msg reply;
-	uint32_t rlen;
 };
 
 static int setup(void **state)
@@ -35,8 +34,8 @@ static int setup(void **state)
 	/* process-wide, once: not a per-connection fd */
 	vf_peermem_init();
 	f->fds_before = count_fds();
-	f->dev = aligned_alloc(64, (sizeof(struct vh_dev) + 63) & ~(size_t)63);
-	vh_dev_init(f->dev, "t0", 2);
+	f->fe.dev = aligned_alloc(64, (sizeof(struct vh_dev) + 63) & ~(size_t)63);
+	vh_dev_init(f->fe.dev, "t0", 2);
 	if (guest_open(&f->g, GUEST_SIZE))
 		return -1;
 	*state = f;
@@ -47,49 +46,13 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 
-	vh_dev_disconnect(f->dev);
+	vh_dev_disconnect(f->fe.dev);
 	guest_close(&f->g);
 	/* everything closed: no fd leaked by any path of the test */
 	assert_int_equal(count_fds(), f->fds_before);
-	free(f->dev);
+	free(f->fe.dev);
 	free(f);
 	return 0;
-}
-
-/* Sends one message; fds_in are duplicated (the handler owns the copies). */
-static int msgf(struct fx *f, uint32_t req, uint32_t flags, const void *payload,
-		uint32_t size, const int *fds_in, unsigned int nfds)
-{
-	struct vhost_user_msg m;
-	int fds[VHOST_USER_MAX_FDS];
-
-	memset(&m, 0, sizeof(m));
-	m.hdr.request = req;
-	m.hdr.flags = flags;
-	m.hdr.size = size;
-	if (payload)
-		memcpy(&m.p, payload, size);
-	for (unsigned int i = 0; i < nfds; i++)
-		fds[i] = dup(fds_in[i]);
-	return vh_user_handle(f->dev, &m, VHOST_USER_HDR_SIZE + size, fds, nfds,
-			      &f->reply, &f->rlen);
-}
-
-static int msg(struct fx *f, uint32_t req, const void *payload, uint32_t size)
-{
-	return msgf(f, req, VHOST_USER_VERSION, payload, size, NULL, 0);
-}
-
-static int msg_u64(struct fx *f, uint32_t req, uint64_t v)
-{
-	return msg(f, req, &v, sizeof(v));
-}
-
-static int msg_state(struct fx *f, uint32_t req, uint32_t idx, uint32_t num)
-{
-	struct vhost_vring_state s = { idx, num };
-
-	return msg(f, req, &s, sizeof(s));
 }
 
 static struct vhost_user_mem_table one_region(uint64_t size)
@@ -105,7 +68,7 @@ static int mem_table(struct fx *f, const struct vhost_user_mem_table *t,
 {
 	uint32_t size = 8 + (t->nregions <= 8 ? t->nregions : 8) * 32;
 
-	return msgf(f, VHOST_USER_SET_MEM_TABLE, VHOST_USER_VERSION, t, size, fds, nfds);
+	return vu_msg_fds(&f->fe, VHOST_USER_SET_MEM_TABLE, VHOST_USER_VERSION, t, size, fds, nfds);
 }
 
 static struct vhost_vring_addr ring_addr(uint32_t idx)
@@ -124,34 +87,34 @@ static void negotiate(struct fx *f, uint64_t features)
 	struct vhost_user_mem_table t = one_region(GUEST_SIZE);
 	int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 
-	assert_int_equal(msg(f, VHOST_USER_SET_OWNER, NULL, 0), 0);
-	assert_int_equal(msg(f, VHOST_USER_GET_FEATURES, NULL, 0), 0);
-	assert_int_equal(f->reply.p.u64, VH_FEATURES);
-	assert_int_equal(msg(f, VHOST_USER_GET_PROTOCOL_FEATURES, NULL, 0), 0);
-	assert_int_equal(msg_u64(f, VHOST_USER_SET_PROTOCOL_FEATURES, f->reply.p.u64), 0);
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_SET_OWNER, NULL, 0), 0);
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_GET_FEATURES, NULL, 0), 0);
+	assert_int_equal(f->fe.reply.p.u64, VH_FEATURES);
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_GET_PROTOCOL_FEATURES, NULL, 0), 0);
+	assert_int_equal(vu_msg_u64(&f->fe, VHOST_USER_SET_PROTOCOL_FEATURES, f->fe.reply.p.u64), 0);
 	for (uint32_t i = 0; i < 2; i++)
-		assert_int_equal(msgf(f, VHOST_USER_SET_VRING_CALL, VHOST_USER_VERSION,
+		assert_int_equal(vu_msg_fds(&f->fe, VHOST_USER_SET_VRING_CALL, VHOST_USER_VERSION,
 				      &(uint64_t){ i }, 8, &efd, 1), 0);
-	assert_int_equal(msg_u64(f, VHOST_USER_SET_FEATURES, features), 0);
-	assert_int_equal(msgf(f, VHOST_USER_SET_STATUS, VHOST_USER_VERSION |
+	assert_int_equal(vu_msg_u64(&f->fe, VHOST_USER_SET_FEATURES, features), 0);
+	assert_int_equal(vu_msg_fds(&f->fe, VHOST_USER_SET_STATUS, VHOST_USER_VERSION |
 			      VHOST_USER_F_NEED_REPLY, &(uint64_t){ 0xb }, 8, NULL, 0), 0);
-	assert_int_equal(f->rlen, 20);
+	assert_int_equal(f->fe.rlen, 20);
 	assert_int_equal(mem_table(f, &t, &f->g.fd, 1), 0);
 	for (uint32_t i = 0; i < 2; i++) {
 		struct vhost_vring_addr a = ring_addr(i);
 
-		assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_NUM, i, 256), 0);
+		assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_SET_VRING_NUM, i, 256), 0);
 		/* packed: index 0, wrap counter 1 in bit 15 (pitfall 11) */
-		assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_BASE, i,
+		assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_SET_VRING_BASE, i,
 					   (features & (1ull << 34)) ? 0x8000 : 0), 0);
-		assert_int_equal(msg(f, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), 0);
-		assert_int_equal(msgf(f, VHOST_USER_SET_VRING_KICK, VHOST_USER_VERSION,
+		assert_int_equal(vu_msg(&f->fe, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), 0);
+		assert_int_equal(vu_msg_fds(&f->fe, VHOST_USER_SET_VRING_KICK, VHOST_USER_VERSION,
 				      &(uint64_t){ i }, 8, &efd, 1), 0);
 	}
-	assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_ENABLE, 0, 1), 0);
-	assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_ENABLE, 1, 1), 0);
-	assert_false(f->dev->link_up);	/* not before DRIVER_OK */
-	assert_int_equal(msg_u64(f, VHOST_USER_SET_STATUS, 0xf), 0);
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_SET_VRING_ENABLE, 0, 1), 0);
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_SET_VRING_ENABLE, 1, 1), 0);
+	assert_false(f->fe.dev->link_up);	/* not before DRIVER_OK */
+	assert_int_equal(vu_msg_u64(&f->fe, VHOST_USER_SET_STATUS, 0xf), 0);
 	close(efd);
 }
 
@@ -162,19 +125,19 @@ static void test_happy_path(void **state)
 	struct fx *f = *state;
 
 	negotiate(f, DPDK_FEATURES);
-	assert_true(f->dev->link_up);
-	assert_true(f->dev->vq[0].ready && f->dev->vq[1].ready);
-	assert_int_equal(f->dev->vq[0].hdr_len, 12);
-	assert_true(f->dev->vq[1].mrg_rxbuf);
+	assert_true(f->fe.dev->link_up);
+	assert_true(f->fe.dev->vq[0].ready && f->fe.dev->vq[1].ready);
+	assert_int_equal(f->fe.dev->vq[0].hdr_len, 12);
+	assert_true(f->fe.dev->vq[1].mrg_rxbuf);
 	/* GET_VRING_BASE stops the ring and reports its index */
-	assert_int_equal(msg_state(f, VHOST_USER_GET_VRING_BASE, 1, 0), 0);
-	assert_int_equal(f->reply.hdr.flags, VHOST_USER_REPLY_FLAGS);
-	assert_int_equal(f->reply.hdr.request, VHOST_USER_GET_VRING_BASE);
-	assert_int_equal(f->reply.p.state.index, 1);
-	assert_int_equal(f->reply.p.state.num, 0);
-	assert_false(f->dev->vq[1].ready);
-	assert_false(f->dev->link_up);
-	assert_int_equal(f->dev->vq[1].callfd, -1);
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_GET_VRING_BASE, 1, 0), 0);
+	assert_int_equal(f->fe.reply.hdr.flags, VHOST_USER_REPLY_FLAGS);
+	assert_int_equal(f->fe.reply.hdr.request, VHOST_USER_GET_VRING_BASE);
+	assert_int_equal(f->fe.reply.p.state.index, 1);
+	assert_int_equal(f->fe.reply.p.state.num, 0);
+	assert_false(f->fe.dev->vq[1].ready);
+	assert_false(f->fe.dev->link_up);
+	assert_int_equal(f->fe.dev->vq[1].callfd, -1);
 }
 
 static void test_packed_happy_path(void **state)
@@ -186,25 +149,25 @@ static void test_packed_happy_path(void **state)
 
 	assert_true(VH_FEATURES & (1ull << VIRTIO_F_RING_PACKED));
 	negotiate(f, DPDK_FEATURES | (1ull << VIRTIO_F_RING_PACKED));
-	assert_true(f->dev->link_up);
-	assert_true(f->dev->vq[0].packed && f->dev->vq[1].packed);
-	assert_non_null(f->dev->vq[0].pdesc);
-	assert_true(f->dev->vq[0].avail_wrap && f->dev->vq[0].used_wrap);
-	assert_int_equal(f->dev->vq[0].last_avail, 0);
+	assert_true(f->fe.dev->link_up);
+	assert_true(f->fe.dev->vq[0].packed && f->fe.dev->vq[1].packed);
+	assert_non_null(f->fe.dev->vq[0].pdesc);
+	assert_true(f->fe.dev->vq[0].avail_wrap && f->fe.dev->vq[0].used_wrap);
+	assert_int_equal(f->fe.dev->vq[0].last_avail, 0);
 	/* our device area tells the polling front-end never to kick */
 	assert_int_equal(dev_ev->flags, VRING_PACKED_EVENT_FLAG_DISABLE);
 	/* GET_VRING_BASE: index and wrap counter in bit 15 */
-	assert_int_equal(msg_state(f, VHOST_USER_GET_VRING_BASE, 0, 0), 0);
-	assert_int_equal(f->reply.p.state.num, 0x80008000);	/* used slot 0, wrap 1 */
-	assert_false(f->dev->vq[0].ready);
-	assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_BASE, 0, 0x0005), 0);
-	assert_int_equal(f->dev->vq[0].last_avail, 5);
-	assert_false(f->dev->vq[0].avail_wrap);
-	assert_int_equal(msg_state(f, VHOST_USER_GET_VRING_BASE, 0, 0), 0);
-	assert_int_equal(f->reply.p.state.num, 0x00050005);
-	assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_BASE, 0, 0x80ff), 0);
-	assert_int_equal(f->dev->vq[0].last_avail, 0xff);
-	assert_true(f->dev->vq[0].avail_wrap);
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_GET_VRING_BASE, 0, 0), 0);
+	assert_int_equal(f->fe.reply.p.state.num, 0x80008000);	/* used slot 0, wrap 1 */
+	assert_false(f->fe.dev->vq[0].ready);
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_SET_VRING_BASE, 0, 0x0005), 0);
+	assert_int_equal(f->fe.dev->vq[0].last_avail, 5);
+	assert_false(f->fe.dev->vq[0].avail_wrap);
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_GET_VRING_BASE, 0, 0), 0);
+	assert_int_equal(f->fe.reply.p.state.num, 0x00050005);
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_SET_VRING_BASE, 0, 0x80ff), 0);
+	assert_int_equal(f->fe.dev->vq[0].last_avail, 0xff);
+	assert_true(f->fe.dev->vq[0].avail_wrap);
 }
 
 static void test_reply_ack(void **state)
@@ -213,18 +176,18 @@ static void test_reply_ack(void **state)
 	uint64_t pf = (1ull << VHOST_USER_PROTOCOL_F_REPLY_ACK);
 
 	/* without REPLY_ACK negotiated: no reply */
-	assert_int_equal(msgf(f, VHOST_USER_SET_OWNER, 0x9, NULL, 0, NULL, 0), 0);
-	assert_int_equal(f->rlen, 0);
-	assert_int_equal(msg_u64(f, VHOST_USER_SET_PROTOCOL_FEATURES, pf), 0);
-	assert_int_equal(msgf(f, VHOST_USER_SET_OWNER, 0x9, NULL, 0, NULL, 0), 0);
-	assert_int_equal(f->rlen, 20);
-	assert_int_equal(f->reply.hdr.flags, 0x5);	/* never echoes NEED_REPLY */
-	assert_int_equal(f->reply.hdr.size, 8);
-	assert_int_equal(f->reply.p.u64, 0);
+	assert_int_equal(vu_msg_fds(&f->fe, VHOST_USER_SET_OWNER, 0x9, NULL, 0, NULL, 0), 0);
+	assert_int_equal(f->fe.rlen, 0);
+	assert_int_equal(vu_msg_u64(&f->fe, VHOST_USER_SET_PROTOCOL_FEATURES, pf), 0);
+	assert_int_equal(vu_msg_fds(&f->fe, VHOST_USER_SET_OWNER, 0x9, NULL, 0, NULL, 0), 0);
+	assert_int_equal(f->fe.rlen, 20);
+	assert_int_equal(f->fe.reply.hdr.flags, 0x5);	/* never echoes NEED_REPLY */
+	assert_int_equal(f->fe.reply.hdr.size, 8);
+	assert_int_equal(f->fe.reply.p.u64, 0);
 	/* a request with its own reply gets that one only */
-	assert_int_equal(msgf(f, VHOST_USER_GET_FEATURES, 0x9, NULL, 0, NULL, 0), 0);
-	assert_int_equal(f->rlen, 20);
-	assert_int_equal(f->reply.p.u64, VH_FEATURES);
+	assert_int_equal(vu_msg_fds(&f->fe, VHOST_USER_GET_FEATURES, 0x9, NULL, 0, NULL, 0), 0);
+	assert_int_equal(f->fe.rlen, 20);
+	assert_int_equal(f->fe.reply.p.u64, VH_FEATURES);
 }
 
 static void test_get_vring_base_unseen(void **state)
@@ -232,10 +195,10 @@ static void test_get_vring_base_unseen(void **state)
 	struct fx *f = *state;
 
 	/* virtio_user server-mode reconnect (pitfall 8) */
-	assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_ENABLE, 0, 0), 0);
-	assert_int_equal(msg_state(f, VHOST_USER_GET_VRING_BASE, 0, 0), 0);
-	assert_int_equal(f->reply.p.state.num, 0);
-	assert_int_equal(f->rlen, 20);
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_SET_VRING_ENABLE, 0, 0), 0);
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_GET_VRING_BASE, 0, 0), 0);
+	assert_int_equal(f->fe.reply.p.state.num, 0);
+	assert_int_equal(f->fe.rlen, 20);
 }
 
 /* ---- bad peers -------------------------------------------------------- */
@@ -318,16 +281,16 @@ static void test_size_mismatch(void **state)
 	struct vhost_user_msg m = { .hdr = { VHOST_USER_SET_FEATURES, 1, 8 } };
 
 	/* bytes received disagree with the declared size, or are < header */
-	assert_int_equal(vh_user_handle(f->dev, &m, 16, NULL, 0, &f->reply, &f->rlen), -EINVAL);
-	assert_int_equal(vh_user_handle(f->dev, &m, 4, NULL, 0, &f->reply, &f->rlen), -EINVAL);
+	assert_int_equal(vh_user_handle(f->fe.dev, &m, 16, NULL, 0, &f->fe.reply, &f->fe.rlen), -EINVAL);
+	assert_int_equal(vh_user_handle(f->fe.dev, &m, 4, NULL, 0, &f->fe.reply, &f->fe.rlen), -EINVAL);
 	/* a size wrong for the request type */
-	assert_int_equal(msg(f, VHOST_USER_SET_VRING_NUM, &(uint64_t){ 0 }, 4), -EINVAL);
-	assert_int_equal(msg(f, VHOST_USER_SET_VRING_ADDR, &(uint64_t){ 0 }, 8), -EINVAL);
-	assert_int_equal(msg(f, VHOST_USER_SET_FEATURES, NULL, 0), -EINVAL);
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_SET_VRING_NUM, &(uint64_t){ 0 }, 4), -EINVAL);
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_SET_VRING_ADDR, &(uint64_t){ 0 }, 8), -EINVAL);
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_SET_FEATURES, NULL, 0), -EINVAL);
 	/* a reply flag on a request, a wrong version */
-	assert_int_equal(msgf(f, VHOST_USER_GET_FEATURES, 0x5, NULL, 0, NULL, 0), -EINVAL);
-	assert_int_equal(msgf(f, VHOST_USER_GET_FEATURES, 0x2, NULL, 0, NULL, 0), -EINVAL);
-	assert_int_equal(f->dev->ctl_rejects, 7);
+	assert_int_equal(vu_msg_fds(&f->fe, VHOST_USER_GET_FEATURES, 0x5, NULL, 0, NULL, 0), -EINVAL);
+	assert_int_equal(vu_msg_fds(&f->fe, VHOST_USER_GET_FEATURES, 0x2, NULL, 0, NULL, 0), -EINVAL);
+	assert_int_equal(f->fe.dev->ctl_rejects, 7);
 }
 
 static void test_unknown_request(void **state)
@@ -335,18 +298,18 @@ static void test_unknown_request(void **state)
 	struct fx *f = *state;
 	int efd = eventfd(0, EFD_CLOEXEC);
 
-	assert_int_equal(msg(f, 9999, NULL, 0), -EINVAL);
-	assert_int_equal(msg(f, 0, NULL, 0), -EINVAL);
-	assert_int_equal(msg(f, VHOST_USER_SET_VRING_ENDIAN, &(struct vhost_vring_state){ 0, 0 }, 8),
+	assert_int_equal(vu_msg(&f->fe, 9999, NULL, 0), -EINVAL);
+	assert_int_equal(vu_msg(&f->fe, 0, NULL, 0), -EINVAL);
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_SET_VRING_ENDIAN, &(struct vhost_vring_state){ 0, 0 }, 8),
 			 -EINVAL);
-	assert_int_equal(msg(f, VHOST_USER_SET_LOG_BASE, &(uint64_t[2]){ 0, 0 }, 16), -EINVAL);
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_SET_LOG_BASE, &(uint64_t[2]){ 0, 0 }, 16), -EINVAL);
 	/* with fds attached: they are closed (teardown checks) */
-	assert_int_equal(msgf(f, VHOST_USER_ADD_MEM_REG, 1, NULL, 0, &efd, 1), -EINVAL);
+	assert_int_equal(vu_msg_fds(&f->fe, VHOST_USER_ADD_MEM_REG, 1, NULL, 0, &efd, 1), -EINVAL);
 	/* known, but only after the protocol feature was negotiated */
-	assert_int_equal(msg(f, VHOST_USER_GET_QUEUE_NUM, NULL, 0), -EINVAL);
-	assert_int_equal(msg_u64(f, VHOST_USER_SET_STATUS, 0xf), -EINVAL);
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_GET_QUEUE_NUM, NULL, 0), -EINVAL);
+	assert_int_equal(vu_msg_u64(&f->fe, VHOST_USER_SET_STATUS, 0xf), -EINVAL);
 	/* fds on a request that takes none */
-	assert_int_equal(msgf(f, VHOST_USER_GET_FEATURES, 1, NULL, 0, &efd, 1), -EINVAL);
+	assert_int_equal(vu_msg_fds(&f->fe, VHOST_USER_GET_FEATURES, 1, NULL, 0, &efd, 1), -EINVAL);
 	close(efd);
 }
 
@@ -356,31 +319,31 @@ static void test_vring_index(void **state)
 	int efd = eventfd(0, EFD_CLOEXEC);
 	struct vhost_vring_addr a = ring_addr(4);
 
-	assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_NUM, 4, 256), -EINVAL);
-	assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_NUM, 0xffffffffu, 256), -EINVAL);
-	assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_BASE, 65536, 0), -EINVAL);
-	assert_int_equal(msg_state(f, VHOST_USER_GET_VRING_BASE, 255, 0), -EINVAL);
-	assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_ENABLE, 4, 1), -EINVAL);
-	assert_int_equal(msg(f, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), -EINVAL);
-	assert_int_equal(msgf(f, VHOST_USER_SET_VRING_KICK, 1, &(uint64_t){ 200 }, 8, &efd, 1),
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_SET_VRING_NUM, 4, 256), -EINVAL);
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_SET_VRING_NUM, 0xffffffffu, 256), -EINVAL);
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_SET_VRING_BASE, 65536, 0), -EINVAL);
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_GET_VRING_BASE, 255, 0), -EINVAL);
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_SET_VRING_ENABLE, 4, 1), -EINVAL);
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), -EINVAL);
+	assert_int_equal(vu_msg_fds(&f->fe, VHOST_USER_SET_VRING_KICK, 1, &(uint64_t){ 200 }, 8, &efd, 1),
 			 -EINVAL);
-	assert_int_equal(msgf(f, VHOST_USER_SET_VRING_CALL, 1, &(uint64_t){ 1ull << 32 }, 8,
+	assert_int_equal(vu_msg_fds(&f->fe, VHOST_USER_SET_VRING_CALL, 1, &(uint64_t){ 1ull << 32 }, 8,
 			      &efd, 1), -EINVAL);
 	/* NOFD with an fd, and an fd missing */
-	assert_int_equal(msgf(f, VHOST_USER_SET_VRING_CALL, 1, &(uint64_t){ 0x100 }, 8, &efd, 1),
+	assert_int_equal(vu_msg_fds(&f->fe, VHOST_USER_SET_VRING_CALL, 1, &(uint64_t){ 0x100 }, 8, &efd, 1),
 			 -EINVAL);
-	assert_int_equal(msgf(f, VHOST_USER_SET_VRING_KICK, 1, &(uint64_t){ 0 }, 8, NULL, 0),
+	assert_int_equal(vu_msg_fds(&f->fe, VHOST_USER_SET_VRING_KICK, 1, &(uint64_t){ 0 }, 8, NULL, 0),
 			 -EINVAL);
 	/* a call fd that is not an eventfd (a pipe could block a core) */
 	int pfd[2];
 	assert_int_equal(pipe(pfd), 0);
-	assert_int_equal(msgf(f, VHOST_USER_SET_VRING_CALL, 1, &(uint64_t){ 0 }, 8, &pfd[1], 1),
+	assert_int_equal(vu_msg_fds(&f->fe, VHOST_USER_SET_VRING_CALL, 1, &(uint64_t){ 0 }, 8, &pfd[1], 1),
 			 -EINVAL);
 	close(pfd[0]);
 	close(pfd[1]);
 	/* the last vring is fine */
-	assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_NUM, 3, 256), 0);
-	assert_int_equal(msgf(f, VHOST_USER_SET_VRING_CALL, 1, &(uint64_t){ 3 }, 8, &efd, 1), 0);
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_SET_VRING_NUM, 3, 256), 0);
+	assert_int_equal(vu_msg_fds(&f->fe, VHOST_USER_SET_VRING_CALL, 1, &(uint64_t){ 3 }, 8, &efd, 1), 0);
 	close(efd);
 }
 
@@ -388,12 +351,12 @@ static void test_vring_num(void **state)
 {
 	struct fx *f = *state;
 
-	assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_NUM, 0, 0), -EINVAL);
-	assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_NUM, 0, 3), -EINVAL);
-	assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_NUM, 0, 65535), -EINVAL);
-	assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_NUM, 0, 65536), -EINVAL);
-	assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_NUM, 0, 32769), -EINVAL);
-	assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_NUM, 0, 32768), 0);
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_SET_VRING_NUM, 0, 0), -EINVAL);
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_SET_VRING_NUM, 0, 3), -EINVAL);
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_SET_VRING_NUM, 0, 65535), -EINVAL);
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_SET_VRING_NUM, 0, 65536), -EINVAL);
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_SET_VRING_NUM, 0, 32769), -EINVAL);
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_SET_VRING_NUM, 0, 32768), 0);
 }
 
 static void test_bad_mem_tables(void **state)
@@ -453,11 +416,11 @@ static void test_bad_mem_tables(void **state)
 	fds[1] = small.fd;
 	assert_int_equal(mem_table(f, &t, fds, 2), -EINVAL);
 	guest_close(&small);
-	assert_int_equal(f->dev->mem.nregions, 0);
+	assert_int_equal(f->fe.dev->mem.nregions, 0);
 	/* and a good one is taken */
 	t = one_region(GUEST_SIZE);
 	assert_int_equal(mem_table(f, &t, fds, 1), 0);
-	assert_int_equal(f->dev->mem.nregions, 1);
+	assert_int_equal(f->fe.dev->mem.nregions, 1);
 }
 
 static void test_ring_addr_outside(void **state)
@@ -466,29 +429,29 @@ static void test_ring_addr_outside(void **state)
 	struct vhost_user_mem_table t = one_region(GUEST_SIZE);
 	struct vhost_vring_addr a = ring_addr(0);
 
-	assert_int_equal(msg_state(f, VHOST_USER_SET_VRING_NUM, 0, 256), 0);
+	assert_int_equal(vu_msg_state(&f->fe, VHOST_USER_SET_VRING_NUM, 0, 256), 0);
 	/* before any memory table */
-	assert_int_equal(msg(f, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), -EINVAL);
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), -EINVAL);
 	assert_int_equal(mem_table(f, &t, &f->g.fd, 1), 0);
-	assert_int_equal(msg(f, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), 0);
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), 0);
 	/* outside every region */
 	a.desc_user_addr = GUEST_GPA;	/* a GPA is not a ring address */
-	assert_int_equal(msg(f, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), -EINVAL);
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), -EINVAL);
 	/* straddling the region end: desc 16*256, used 4+8*256 */
 	a = ring_addr(0);
 	a.desc_user_addr = GUEST_UVA + GUEST_SIZE - 16 * 128;
-	assert_int_equal(msg(f, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), -EINVAL);
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), -EINVAL);
 	a = ring_addr(0);
 	a.used_user_addr = GUEST_UVA + GUEST_SIZE - 8 * 256;
-	assert_int_equal(msg(f, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), -EINVAL);
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), -EINVAL);
 	a = ring_addr(0);
 	a.avail_user_addr = UINT64_MAX - 1;
-	assert_int_equal(msg(f, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), -EINVAL);
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), -EINVAL);
 	/* misaligned */
 	a = ring_addr(0);
 	a.desc_user_addr += 8;
-	assert_int_equal(msg(f, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), -EINVAL);
-	assert_false(f->dev->vq[0].addr_ok);
+	assert_int_equal(vu_msg(&f->fe, VHOST_USER_SET_VRING_ADDR, &a, sizeof(a)), -EINVAL);
+	assert_false(f->fe.dev->vq[0].addr_ok);
 }
 
 static void test_features(void **state)
@@ -496,18 +459,18 @@ static void test_features(void **state)
 	struct fx *f = *state;
 
 	/* NOTIFICATION_DATA is not offered */
-	assert_int_equal(msg_u64(f, VHOST_USER_SET_FEATURES, DPDK_FEATURES | (1ull << 38)),
+	assert_int_equal(vu_msg_u64(&f->fe, VHOST_USER_SET_FEATURES, DPDK_FEATURES | (1ull << 38)),
 			 -EINVAL);
-	assert_int_equal(msg_u64(f, VHOST_USER_SET_PROTOCOL_FEATURES, 1ull << 5), -EINVAL);
+	assert_int_equal(vu_msg_u64(&f->fe, VHOST_USER_SET_PROTOCOL_FEATURES, 1ull << 5), -EINVAL);
 	/* legacy header without VERSION_1/MRG_RXBUF, rings enabled without bit 30 */
-	assert_int_equal(msg_u64(f, VHOST_USER_SET_FEATURES, 1ull << 28), 0);
-	assert_int_equal(f->dev->vq[0].hdr_len, 10);
-	assert_true(f->dev->vq[3].enabled);
+	assert_int_equal(vu_msg_u64(&f->fe, VHOST_USER_SET_FEATURES, 1ull << 28), 0);
+	assert_int_equal(f->fe.dev->vq[0].hdr_len, 10);
+	assert_true(f->fe.dev->vq[3].enabled);
 	/* running rings: features are frozen */
-	vh_dev_disconnect(f->dev);
+	vh_dev_disconnect(f->fe.dev);
 	negotiate(f, DPDK_FEATURES);
-	assert_int_equal(msg_u64(f, VHOST_USER_SET_FEATURES, DPDK_FEATURES), 0);
-	assert_int_equal(msg_u64(f, VHOST_USER_SET_FEATURES, 1ull << 32), -EINVAL);
+	assert_int_equal(vu_msg_u64(&f->fe, VHOST_USER_SET_FEATURES, DPDK_FEATURES), 0);
+	assert_int_equal(vu_msg_u64(&f->fe, VHOST_USER_SET_FEATURES, 1ull << 32), -EINVAL);
 }
 
 static void test_mem_table_replaced_while_running(void **state)
@@ -516,11 +479,11 @@ static void test_mem_table_replaced_while_running(void **state)
 	struct vhost_user_mem_table t = one_region(GUEST_SIZE);
 
 	negotiate(f, DPDK_FEATURES);
-	assert_true(f->dev->link_up);
+	assert_true(f->fe.dev->link_up);
 	/* a new table: rings re-derived against it and still running */
 	assert_int_equal(mem_table(f, &t, &f->g.fd, 1), 0);
-	assert_true(f->dev->link_up);
-	assert_ptr_equal(f->dev->vq[0].desc, f->dev->mem.r[0].host);
+	assert_true(f->fe.dev->link_up);
+	assert_ptr_equal(f->fe.dev->vq[0].desc, f->fe.dev->mem.r[0].host);
 }
 
 int main(void)

@@ -17,9 +17,8 @@
 #include <rte_mbuf.h>
 
 #include "virtio_rxtx.h"
+#include "vio_testframes.h"
 #include "vdev_emu.h"
-
-static struct rte_mempool *pool;
 
 struct tq {
 	struct vio_queue q;
@@ -51,43 +50,14 @@ static void tq_free(struct tq *t)
 	free(t);
 }
 
-static struct rte_mbuf *mk(uint16_t len, uint8_t seed)
-{
-	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-	uint8_t *p;
-
-	assert_non_null(m);
-	p = (uint8_t *)rte_pktmbuf_append(m, len);
-	if (p == NULL)
-		fail();
-	for (uint16_t i = 0; i < len; i++)
-		p[i] = (uint8_t)(seed + i);
-	return m;
-}
-
 /* Copies a tx chain's bytes out (device view) and returns the length. */
 static uint32_t chain_read(const struct vdev_chain *c, uint8_t *out, uint32_t max)
 {
 	uint32_t n = 0;
 
-	for (uint16_t i = 0; i < c->n; i++) {
-		assert_true(n + c->d[i].len <= max);
-		memcpy(out + n, (void *)(uintptr_t)c->d[i].addr, c->d[i].len);
-		n += c->d[i].len;
-	}
+	for (uint16_t i = 0; i < c->n; i++)
+		n = vt_desc_append(out, n, max, c->d[i].addr, c->d[i].len);
 	return n;
-}
-
-static void check_frame(const uint8_t *p, uint16_t len, uint8_t seed)
-{
-	for (uint16_t i = 0; i < len; i++)
-		assert_int_equal(p[i], (uint8_t)(seed + i));
-}
-
-static void check_hdr_zero(const uint8_t *p)
-{
-	for (int i = 0; i < VIO_HDR_LEN; i++)
-		assert_int_equal(p[i], 0);
 }
 
 static void test_tx_inorder(void **state)
@@ -101,7 +71,7 @@ static void test_tx_inorder(void **state)
 
 		for (int round = 0; round < 20; round++) {
 			for (int i = 0; i < 40; i++)
-				m[i] = mk(60 + i, (uint8_t)i);
+				m[i] = vt_frame(60 + i, (uint8_t)i);
 			/* 64 slots, 40 in flight from the previous round until
 			 * this burst reclaims them */
 			assert_int_equal(vio_tx_burst(&t->q, m, 40), 40);
@@ -112,8 +82,8 @@ static void test_tx_inorder(void **state)
 
 				assert_int_equal(c.n, 1);	/* header pushed into headroom */
 				assert_int_equal(n, VIO_HDR_LEN + 60 + k);
-				check_hdr_zero(buf);
-				check_frame(buf + VIO_HDR_LEN, 60 + k, (uint8_t)k);
+				vt_check_hdr_zero(buf);
+				vt_check_frame(buf + VIO_HDR_LEN, 60 + k, (uint8_t)k);
 				vdev_used_put(&t->dev, k, c.head, 0);
 				last = c.head;
 				k++;
@@ -145,11 +115,11 @@ static void test_tx_reclaim_bulk(void **state)
 	unsigned int before = rte_mempool_avail_count(pool);
 
 	for (int i = 0; i < 32; i++)
-		m[i] = mk(64, 0);
+		m[i] = vt_frame(64, 0);
 	assert_int_equal(vio_tx_burst(&t->q, m, 32), 32);
 	assert_int_equal(t->q.vq.nfree, 0);
 	/* ring full: nothing taken */
-	struct rte_mbuf *x = mk(64, 0);
+	struct rte_mbuf *x = vt_frame(64, 0);
 
 	assert_int_equal(vio_tx_burst(&t->q, &x, 1), 0);
 	uint16_t k = 0;
@@ -170,7 +140,7 @@ static void test_tx_hdr_desc_and_segs(void **state)
 {
 	for (int order = 0; order < 2; order++) {
 		struct tq *t = tq_new(false, 16, order, true);
-		struct rte_mbuf *a = mk(100, 1), *b = mk(50, 2), *s2 = mk(30, 3);
+		struct rte_mbuf *a = vt_frame(100, 1), *b = vt_frame(50, 2), *s2 = vt_frame(30, 3);
 		uint8_t buf[4096];
 		struct vdev_chain c = { 0 };
 
@@ -183,15 +153,15 @@ static void test_tx_hdr_desc_and_segs(void **state)
 		assert_int_equal(c.n, 2);
 		assert_int_equal(c.d[0].len, VIO_HDR_LEN);
 		assert_int_equal(chain_read(&c, buf, sizeof(buf)), VIO_HDR_LEN + 100);
-		check_hdr_zero(buf);
-		check_frame(buf + VIO_HDR_LEN, 100, 1);
+		vt_check_hdr_zero(buf);
+		vt_check_frame(buf + VIO_HDR_LEN, 100, 1);
 		vdev_used(&t->dev, c.head, 0);
 		assert_int_equal(vdev_pop(&t->dev, &c), 0);
 		assert_int_equal(c.n, 2);
 		assert_int_equal(chain_read(&c, buf, sizeof(buf)), VIO_HDR_LEN + 80);
-		check_hdr_zero(buf);
-		check_frame(buf + VIO_HDR_LEN, 50, 2);
-		check_frame(buf + VIO_HDR_LEN + 50, 30, 3);
+		vt_check_hdr_zero(buf);
+		vt_check_frame(buf + VIO_HDR_LEN, 50, 2);
+		vt_check_frame(buf + VIO_HDR_LEN + 50, 30, 3);
 		vdev_used(&t->dev, c.head, 0);
 		assert_int_equal(t->q.vq.nfree, 12);	/* plenty left: not reclaimed yet */
 		vio_tx_reclaim(&t->q);
@@ -208,12 +178,12 @@ static void test_tx_hdr_desc_and_segs(void **state)
 static void test_tx_too_many_segs(void **state)
 {
 	struct tq *t = tq_new(false, 256, true, true);
-	struct rte_mbuf *v[3] = { mk(60, 1), mk(10, 0), mk(60, 2) };
+	struct rte_mbuf *v[3] = { vt_frame(60, 1), vt_frame(10, 0), vt_frame(60, 2) };
 	struct vdev_chain c = { 0 };
 	unsigned int before;
 
 	for (int i = 0; i < VIO_TX_MAX_SEGS + 5; i++)
-		assert_int_equal(rte_pktmbuf_chain(v[1], mk(10, 0)), 0);
+		assert_int_equal(rte_pktmbuf_chain(v[1], vt_frame(10, 0)), 0);
 	before = rte_mempool_avail_count(pool);
 	assert_int_equal(vio_tx_burst(&t->q, v, 3), 3);
 	assert_int_equal(t->q.st.errors, 1);
@@ -233,18 +203,12 @@ static void dev_rx(struct tq *t, uint16_t off, const struct vdev_chain *c, uint3
 
 static void put_hdr(const struct vdev_chain *c, uint16_t nbuf)
 {
-	struct virtio_net_hdr_mrg_rxbuf *h = (void *)(uintptr_t)c->d[0].addr;
-
-	memset(h, 0, sizeof(*h));
-	h->num_buffers = nbuf;
+	vt_put_rx_hdr(c->d[0].addr, nbuf);
 }
 
 static void put_data(const struct vdev_chain *c, uint32_t off, uint32_t len, uint8_t seed)
 {
-	uint8_t *p = (uint8_t *)(uintptr_t)c->d[0].addr + off;
-
-	for (uint32_t i = 0; i < len; i++)
-		p[i] = (uint8_t)(seed + i);
+	vt_put_pattern(c->d[0].addr, off, len, seed);
 }
 
 static void test_rx_simple(void **state)
@@ -274,7 +238,7 @@ static void test_rx_simple(void **state)
 			for (uint16_t i = 0; i < n; i++) {
 				assert_int_equal(m[i]->pkt_len, 60 + i);
 				assert_int_equal(m[i]->nb_segs, 1);
-				check_frame(rte_pktmbuf_mtod(m[i], uint8_t *), 60 + i, (uint8_t)i);
+				vt_check_frame(rte_pktmbuf_mtod(m[i], uint8_t *), 60 + i, (uint8_t)i);
 				total += m[i]->pkt_len;
 			}
 			npk += n;
@@ -319,15 +283,7 @@ static void test_rx_mergeable(void **state)
 		t->dev.used_idx -= 2;	/* republish all three */
 		vdev_used_publish(&t->dev, 3);
 		assert_int_equal(vio_rx_burst(&t->q, m, 4), 1);
-		assert_int_equal(m[0]->pkt_len, 5000);
-		assert_int_equal(m[0]->nb_segs, 3);
-		uint8_t *flat = malloc(5000);
-		const uint8_t *p = rte_pktmbuf_read(m[0], 0, 5000, flat);
-
-		assert_non_null(p);
-		check_frame(p, 5000, 0);
-		free(flat);
-		rte_pktmbuf_free(m[0]);
+		vt_check_merged(m[0], 5000, 3);
 		assert_int_equal(t->q.st.packets, 1);
 		tq_free(t);
 	}
@@ -355,7 +311,7 @@ static void test_rx_bad_len(void **state)
 		vdev_used_publish(&t->dev, 4);
 		before = rte_mempool_avail_count(pool);
 		assert_int_equal(vio_rx_burst(&t->q, m, 4), 1);
-		check_frame(rte_pktmbuf_mtod(m[0], uint8_t *), 64, 9);
+		vt_check_frame(rte_pktmbuf_mtod(m[0], uint8_t *), 64, 9);
 		rte_pktmbuf_free(m[0]);
 		assert_int_equal(t->q.st.bad_len, 2);
 		assert_int_equal(t->q.st.bad_hdr, 1);
@@ -390,13 +346,13 @@ static void test_broken(void **state)
 		tq_free(t);
 
 		t = tq_new(false, 16, order, true);
-		m[0] = mk(60, 0);
-		m[1] = mk(60, 0);
+		m[0] = vt_frame(60, 0);
+		m[1] = vt_frame(60, 0);
 		assert_int_equal(vio_tx_burst(&t->q, m, 2), 2);
 		vdev_used_publish(&t->dev, 5);	/* more than outstanding */
 		vio_tx_reclaim(&t->q);
 		assert_true(t->q.vq.broken);
-		m[2] = mk(60, 0);
+		m[2] = vt_frame(60, 0);
 		assert_int_equal(vio_tx_burst(&t->q, &m[2], 1), 0);
 		assert_int_equal(t->q.vq.err[VQS_ERR_IDX_JUMP], 1);
 		rte_pktmbuf_free(m[2]);
@@ -408,7 +364,7 @@ static void test_broken(void **state)
 static void test_not_ready(void **state)
 {
 	struct tq *t = tq_new(false, 16, true, true);
-	struct rte_mbuf *m = mk(60, 0);
+	struct rte_mbuf *m = vt_frame(60, 0);
 
 	vio_set_ready(&t->q, false);
 	assert_int_equal(vio_tx_burst(&t->q, &m, 1), 0);
@@ -460,10 +416,6 @@ static void test_tx_hdr_unwritten(void **state)
 
 int main(int argc, char **argv)
 {
-	char prefix[64];
-	char *eal[] = { argv[0], "--no-huge", "-m", "128", "--no-pci", "--no-shconf",
-			"-l", "0", "--log-level=*:error", "--no-telemetry", "--file-prefix",
-			prefix, NULL };
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tx_inorder),
 		cmocka_unit_test(test_tx_reclaim_bulk),
@@ -478,13 +430,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_tx_hdr_unwritten),
 	};
 
-	snprintf(prefix, sizeof(prefix), "vio_ut_%d", (int)getpid());
-	if (rte_eal_init(12, eal) < 0) {
-		fprintf(stderr, "EAL init failed\n");
-		return 1;
-	}
-	pool = rte_pktmbuf_pool_create("ut", 4095, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-				       (int)rte_socket_id());
+	pool = vt_eal_pool(argv[0], "vio_ut");
 	if (pool == NULL)
 		return 1;
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,9 +18,8 @@
 #include <rte_mbuf.h>
 
 #include "virtio_rxtx.h"
+#include "vio_testframes.h"
 #include "vdev_emu_packed.h"
-
-static struct rte_mempool *pool;
 
 struct tq {
 	struct vio_queue q;
@@ -52,42 +51,14 @@ static void tq_free(struct tq *t)
 	free(t);
 }
 
-static struct rte_mbuf *mk(uint16_t len, uint8_t seed)
-{
-	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-	uint8_t *p;
-
-	assert_non_null(m);
-	p = (uint8_t *)rte_pktmbuf_append(m, len);
-	if (p == NULL)
-		fail();
-	for (uint16_t i = 0; i < len; i++)
-		p[i] = (uint8_t)(seed + i);
-	return m;
-}
-
+/* Copies a tx chain's bytes out (device view) and returns the length. */
 static uint32_t chain_read(const struct vpdev_chain *c, uint8_t *out, uint32_t max)
 {
 	uint32_t n = 0;
 
-	for (uint16_t i = 0; i < c->n; i++) {
-		assert_true(n + c->d[i].len <= max);
-		memcpy(out + n, (void *)(uintptr_t)c->d[i].addr, c->d[i].len);
-		n += c->d[i].len;
-	}
+	for (uint16_t i = 0; i < c->n; i++)
+		n = vt_desc_append(out, n, max, c->d[i].addr, c->d[i].len);
 	return n;
-}
-
-static void check_frame(const uint8_t *p, uint32_t len, uint8_t seed)
-{
-	for (uint32_t i = 0; i < len; i++)
-		assert_int_equal(p[i], (uint8_t)(seed + i));
-}
-
-static void check_hdr_zero(const uint8_t *p)
-{
-	for (int i = 0; i < VIO_HDR_LEN; i++)
-		assert_int_equal(p[i], 0);
 }
 
 /* 40 packets per round on a 64-slot ring: bursts straddle the wrap; in
@@ -105,15 +76,15 @@ static void test_tx(void **state)
 			uint16_t k = 0, nd = 0;
 
 			for (int i = 0; i < 40; i++)
-				m[i] = mk(60 + i, (uint8_t)i);
+				m[i] = vt_frame(60 + i, (uint8_t)i);
 			assert_int_equal(vio_tx_burst_packed(&t->q, m, 40), 40);
 			while (k < 40 && vpdev_pop(&t->dev, &c[k]) == 0) {
 				uint32_t n = chain_read(&c[k], buf, sizeof(buf));
 
 				assert_int_equal(c[k].n, 1);	/* header in headroom */
 				assert_int_equal(n, VIO_HDR_LEN + 60 + k);
-				check_hdr_zero(buf);
-				check_frame(buf + VIO_HDR_LEN, 60 + k, (uint8_t)k);
+				vt_check_hdr_zero(buf);
+				vt_check_frame(buf + VIO_HDR_LEN, 60 + k, (uint8_t)k);
 				nd += c[k].n;
 				k++;
 			}
@@ -140,7 +111,7 @@ static void test_tx_chains_full(void **state)
 	for (int order = 0; order < 2; order++) {
 		unsigned int before = rte_mempool_avail_count(pool);
 		struct tq *t = tq_new(false, 16, order, true);
-		struct rte_mbuf *a = mk(100, 1), *b = mk(50, 2), *s2 = mk(30, 3);
+		struct rte_mbuf *a = vt_frame(100, 1), *b = vt_frame(50, 2), *s2 = vt_frame(30, 3);
 		uint8_t buf[4096];
 		struct vpdev_chain c = { 0 };
 
@@ -153,15 +124,15 @@ static void test_tx_chains_full(void **state)
 		assert_int_equal(c.n, 2);
 		assert_int_equal(c.d[0].len, VIO_HDR_LEN);
 		assert_int_equal(chain_read(&c, buf, sizeof(buf)), VIO_HDR_LEN + 100);
-		check_hdr_zero(buf);
-		check_frame(buf + VIO_HDR_LEN, 100, 1);
+		vt_check_hdr_zero(buf);
+		vt_check_frame(buf + VIO_HDR_LEN, 100, 1);
 		vpdev_used(&t->dev, c.id, 0, 2);
 		assert_int_equal(vpdev_pop(&t->dev, &c), 0);
 		assert_int_equal(c.n, 2);
 		assert_int_equal(chain_read(&c, buf, sizeof(buf)), VIO_HDR_LEN + 80);
-		check_hdr_zero(buf);
-		check_frame(buf + VIO_HDR_LEN, 50, 2);
-		check_frame(buf + VIO_HDR_LEN + 50, 30, 3);
+		vt_check_hdr_zero(buf);
+		vt_check_frame(buf + VIO_HDR_LEN, 50, 2);
+		vt_check_frame(buf + VIO_HDR_LEN + 50, 30, 3);
 		vpdev_used(&t->dev, c.id, 0, 2);
 		vio_tx_reclaim_packed(&t->q);
 		assert_int_equal(t->q.pq.nfree, 16);
@@ -172,7 +143,7 @@ static void test_tx_chains_full(void **state)
 		struct rte_mbuf *f[17];
 
 		for (int i = 0; i < 17; i++)
-			f[i] = mk(64, 0);
+			f[i] = vt_frame(64, 0);
 		assert_int_equal(vio_tx_burst_packed(&t->q, f, 17), 16);
 		assert_int_equal(vio_tx_burst_packed(&t->q, &f[16], 1), 0);
 		for (int i = 0; i < 16; i++) {
@@ -187,18 +158,12 @@ static void test_tx_chains_full(void **state)
 
 static void put_hdr(const struct vpdev_chain *c, uint16_t nbuf)
 {
-	struct virtio_net_hdr_mrg_rxbuf *h = (void *)(uintptr_t)c->d[0].addr;
-
-	memset(h, 0, sizeof(*h));
-	h->num_buffers = nbuf;
+	vt_put_rx_hdr(c->d[0].addr, nbuf);
 }
 
 static void put_data(const struct vpdev_chain *c, uint32_t off, uint32_t len, uint8_t seed)
 {
-	uint8_t *p = (uint8_t *)(uintptr_t)c->d[0].addr + off;
-
-	for (uint32_t i = 0; i < len; i++)
-		p[i] = (uint8_t)(seed + i);
+	vt_put_pattern(c->d[0].addr, off, len, seed);
 }
 
 /* Many rounds on a 64-slot ring: refills and receptions across the wrap. */
@@ -229,7 +194,7 @@ static void test_rx_simple(void **state)
 			for (uint16_t i = 0; i < n; i++) {
 				assert_int_equal(m[i]->pkt_len, 60 + i);
 				assert_int_equal(m[i]->nb_segs, 1);
-				check_frame(rte_pktmbuf_mtod(m[i], uint8_t *), 60 + i, (uint8_t)i);
+				vt_check_frame(rte_pktmbuf_mtod(m[i], uint8_t *), 60 + i, (uint8_t)i);
 				total += m[i]->pkt_len;
 			}
 			npk += n;
@@ -273,15 +238,7 @@ static void test_rx_mergeable(void **state)
 		assert_int_equal(vio_rx_burst_packed(&t->q, m, 4), 0);	/* incomplete */
 		vpdev_used(&t->dev, c[2].id, lens[2], 1);
 		assert_int_equal(vio_rx_burst_packed(&t->q, m, 4), 1);
-		assert_int_equal(m[0]->pkt_len, 5000);
-		assert_int_equal(m[0]->nb_segs, 3);
-		uint8_t *flat = malloc(5000);
-		const uint8_t *p = rte_pktmbuf_read(m[0], 0, 5000, flat);
-
-		assert_non_null(p);
-		check_frame(p, 5000, 0);
-		free(flat);
-		rte_pktmbuf_free(m[0]);
+		vt_check_merged(m[0], 5000, 3);
 		assert_int_equal(t->q.st.packets, 1);
 		tq_free(t);
 	}
@@ -315,7 +272,7 @@ static void test_rx_bad(void **state)
 		vpdev_used(&t->dev, c[6].id, VIO_HDR_LEN + 64, 1);	/* good */
 		before = rte_mempool_avail_count(pool);
 		assert_int_equal(vio_rx_burst_packed(&t->q, m, 8), 1);
-		check_frame(rte_pktmbuf_mtod(m[0], uint8_t *), 64, 9);
+		vt_check_frame(rte_pktmbuf_mtod(m[0], uint8_t *), 64, 9);
 		rte_pktmbuf_free(m[0]);
 		assert_int_equal(t->q.st.bad_len, 3);
 		assert_int_equal(t->q.st.bad_hdr, 2);
@@ -352,8 +309,8 @@ static void test_broken(void **state)
 			tq_free(t);
 
 			t = tq_new(false, 16, order, true);
-			m[0] = mk(60, 0);
-			m[1] = mk(60, 0);
+			m[0] = vt_frame(60, 0);
+			m[1] = vt_frame(60, 0);
 			assert_int_equal(vio_tx_burst_packed(&t->q, m, 2), 2);
 			if (kind)
 				vpdev_raw(&t->dev, 0, 0, 0, 0);
@@ -361,7 +318,7 @@ static void test_broken(void **state)
 				vpdev_used(&t->dev, 7, 0, 1);
 			vio_tx_reclaim_packed(&t->q);
 			assert_true(t->q.pq.broken);
-			m[2] = mk(60, 0);
+			m[2] = vt_frame(60, 0);
 			assert_int_equal(vio_tx_burst_packed(&t->q, &m[2], 1), 0);
 			rte_pktmbuf_free(m[2]);
 			tq_free(t);
@@ -373,7 +330,7 @@ static void test_broken(void **state)
 static void test_not_ready(void **state)
 {
 	struct tq *t = tq_new(false, 16, true, true);
-	struct rte_mbuf *m = mk(60, 0);
+	struct rte_mbuf *m = vt_frame(60, 0);
 
 	vio_set_ready(&t->q, false);
 	assert_int_equal(vio_tx_burst_packed(&t->q, &m, 1), 0);
@@ -384,10 +341,6 @@ static void test_not_ready(void **state)
 
 int main(int argc, char **argv)
 {
-	char prefix[64];
-	char *eal[] = { argv[0], "--no-huge", "-m", "128", "--no-pci", "--no-shconf",
-			"-l", "0", "--log-level=*:error", "--no-telemetry", "--file-prefix",
-			prefix, NULL };
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tx),
 		cmocka_unit_test(test_tx_chains_full),
@@ -398,13 +351,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_not_ready),
 	};
 
-	snprintf(prefix, sizeof(prefix), "viop_ut_%d", (int)getpid());
-	if (rte_eal_init(12, eal) < 0) {
-		fprintf(stderr, "EAL init failed\n");
-		return 1;
-	}
-	pool = rte_pktmbuf_pool_create("ut", 4095, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-				       (int)rte_socket_id());
+	pool = vt_eal_pool(argv[0], "viop_ut");
 	if (pool == NULL)
 		return 1;
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
