@@ -4,7 +4,9 @@
 
 static const struct vf_tool nullgen_tool = {
 	.name = "nullgen",
-	.summary = "Generate (--fwd txonly/flowgen, --rate PPS) or sink (--fwd rxonly) traffic; "
+	.summary = "Measure a device under test (--fwd measure: loss, reordering, latency; "
+		   "--search: NDR/PDR),\n"
+		   "generate (--fwd txonly/flowgen, --rate PPS) or sink (--fwd rxonly) traffic;\n"
 		   "with no --port, forward between two null ports.",
 	.default_mode = "io",
 	.default_null_ports = 2,

@@ -160,6 +160,21 @@ static int check_specs(struct vf_app *app, char *err, size_t errlen)
 	return 0;
 }
 
+/* Null ports (ours or DPDK's net_null) make up their own frames: nothing
+ * there reflects what measure sends. */
+static bool only_null_ports(const struct vf_app *app)
+{
+	for (unsigned int i = 0; i < app->nb_specs; i++) {
+		const char *s = app->specs[i];
+		if (!strncmp(s, "dpdk:", 5) && !strncmp(s + 5, "net_null", 8))
+			continue;
+		if (!strncmp(s, "null", 4) && (s[4] == '\0' || s[4] == ','))
+			continue;
+		return false;
+	}
+	return app->nb_specs > 0;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -230,6 +245,20 @@ static void teardown(void)
 		pool = NULL;
 	}
 	vf_runtime_stop();
+}
+
+/* A measuring run that sent and got nothing back measured no device: one
+ * line and exit status 1, whatever the limits. */
+static bool nothing_back(const struct vf_tool *tool)
+{
+	struct vf_meas_stream all;
+
+	vf_meas_sum(&all);
+	if (!all.sent || all.received)
+		return false;
+	fprintf(stderr, "%s: measure: %llu frames sent, none came back: is the device forwarding to us?\n",
+		tool->name, (unsigned long long)all.sent);
+	return true;
 }
 
 /* Non-interactive run: forward until --duration, a signal, or forever. */
@@ -309,9 +338,19 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 	}
 	if (app->ses.interactive && app->ses.duration > 0)
 		return usage_error(tool, "--interactive and --duration exclude each other");
-	if ((app->ses.search.on || app->ses.hist_file[0] || app->ses.limits.has_loss || app->ses.limits.nb_lat) &&
-	    !app->ses.fwd.mode->drains)
-		return usage_error(tool, "--search, --hist-file, --max-loss and --max-latency need --fwd measure");
+	if (app->search_opt && !app->ses.search.on) {
+		snprintf(err, sizeof(err), "%s needs --search: it only sets the search",
+			 app->search_opt);
+		return usage_error(tool, err);
+	}
+	if ((app->ses.search.on || app->ses.hist_file[0] || app->ses.limits.has_loss || app->ses.limits.nb_lat ||
+	     app->ses.warmup > 0) && !app->ses.fwd.mode->drains)
+		return usage_error(tool, "--search, --warmup, --hist-file, --max-loss and --max-latency need --fwd measure");
+	if (app->ses.fwd.mode->drains && only_null_ports(app))
+		return usage_error(tool, "measure needs a device under test: null ports make their own frames; "
+			"give a memif, vhost, virtio_user or dpdk: port");
+	if (app->ses.warmup > 0 && app->ses.interactive)
+		return usage_error(tool, "--warmup runs before a one-shot run or --search, not with -i");
 	if (app->ses.search.on && (app->ses.limits.has_loss || app->ses.limits.nb_lat))
 		return usage_error(tool, "--max-loss and --max-latency check one measuring run, not --search");
 	if (app->ses.search.on && (app->ses.interactive || app->ses.duration > 0 || app->ses.fwd.count))
@@ -394,6 +433,13 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 	}
 	if (!vf_fwd_running() && app->ses.fwd.mode->drains && !vf_session_wait_links(10))
 		VF_WARN("not every port's link is up after 10 s: measuring anyway");
+	if (!vf_fwd_running() && app->ses.warmup > 0 &&
+	    (ret = vf_session_warmup(&app->ses, app->ses.warmup, app->ses.fwd.rate_pps)) != 0) {
+		if (ret != -EINTR)
+			VF_ERR("cannot start the warm-up: %s", strerror(-ret));
+		status = 1;
+		goto out;
+	}
 	if (!vf_fwd_running()) {
 		ret = vf_session_fwd_start(&app->ses, app->ses.tx_first ? 1 : 0);
 		if (ret) {
@@ -415,6 +461,8 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 			status = 1;
 		}
 		if (vf_meas_check(&app->ses.limits, tool->name))
+			status = 1;
+		if (nothing_back(tool))
 			status = 1;
 	}
 out:

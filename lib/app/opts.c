@@ -108,8 +108,18 @@ static int o_txpkts(struct vf_app *app, const char *arg, char *err, size_t errle
 { U(fwd.txpkts, 42, 2048, "--txpkts"); return 0; }
 static int o_flows(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { U(fwd.nb_flows, 1, 1u << 24, "--flows"); return 0; }
+/* --rate, --min-rate, --max-rate: 1 pps .. 1 Gpps, with units */
+static int rate(const char *arg, uint64_t *out, const char *what, char *err, size_t errlen)
+{
+	if (vf_parse_rate(arg, 1, 1000000000ull, out)) {
+		snprintf(err, errlen, "bad %s '%s': expected " VF_RATE_FORMS " (1..1G)", what, arg);
+		return -1;
+	}
+	return 0;
+}
+
 static int o_rate(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{ U(fwd.rate_pps, 1, 1000000000ull, "--rate"); return 0; }
+{ return rate(arg, &app->ses.fwd.rate_pps, "--rate", err, errlen); }
 static int o_count(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { U(fwd.count, 1, UINT64_MAX, "--count"); return 0; }
 static int o_mbufs(struct vf_app *app, const char *arg, char *err, size_t errlen)
@@ -274,8 +284,17 @@ static int o_max_latency(struct vf_app *app, const char *arg, char *err, size_t 
 static int o_search(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { app->ses.search.on = true; return 0; }
 
+/* The options only the search reads: the main refuses them without
+ * --search (the first one given is named). */
+static void search_only(struct vf_app *app, const char *name)
+{
+	if (!app->search_opt)
+		app->search_opt = name;
+}
+
 static int o_pdr_loss(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
+	search_only(app, "--pdr-loss");
 	if (vf_parse_double(arg, 0, 0.5, &app->ses.search.pdr_loss)) {
 		snprintf(err, errlen, "bad --pdr-loss '%s': expected a ratio in 0..0.5 (default 0.005)", arg);
 		return -1;
@@ -284,12 +303,20 @@ static int o_pdr_loss(struct vf_app *app, const char *arg, char *err, size_t err
 }
 
 static int o_min_rate(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{ U(search.min_rate, 1, 1000000000ull, "--min-rate"); return 0; }
+{
+	search_only(app, "--min-rate");
+	return rate(arg, &app->ses.search.min_rate, "--min-rate", err, errlen);
+}
+
 static int o_max_rate(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{ U(search.max_rate, 1, 1000000000ull, "--max-rate"); return 0; }
+{
+	search_only(app, "--max-rate");
+	return rate(arg, &app->ses.search.max_rate, "--max-rate", err, errlen);
+}
 
 static int o_trial(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
+	search_only(app, "--trial");
 	if (vf_parse_double(arg, 0.05, 3600, &app->ses.search.trial)) {
 		snprintf(err, errlen, "bad --trial '%s': expected seconds in 0.05..3600", arg);
 		return -1;
@@ -299,8 +326,18 @@ static int o_trial(struct vf_app *app, const char *arg, char *err, size_t errlen
 
 static int o_precision(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
+	search_only(app, "--precision");
 	if (vf_parse_double(arg, 0.0001, 0.5, &app->ses.search.precision)) {
 		snprintf(err, errlen, "bad --precision '%s': expected a ratio in 0.0001..0.5 (default 0.005)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int o_warmup(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	if (vf_parse_double(arg, 0.01, 3600, &app->ses.warmup)) {
+		snprintf(err, errlen, "bad --warmup '%s': expected seconds in 0.01..3600", arg);
 		return -1;
 	}
 	return 0;
@@ -321,7 +358,7 @@ const struct vf_opt vf_common_opts[] = {
 	{ "txpkts", 0, "LEN", "frame length of generated packets, 42..2048: one mbuf (default 64)",
 	  VF_COMP_NONE, NULL, o_txpkts },
 	{ "flows", 0, "N", "flowgen/measure: number of flows (default 1024)", VF_COMP_NONE, NULL, o_flows },
-	{ "rate", 0, "PPS", "txonly/flowgen/measure: packets per second, all streams together (default: unlimited)",
+	{ "rate", 0, "PPS", "txonly/flowgen/measure: packets per second, all streams together; 200k, 1.5M, 2G (default: unlimited)",
 	  VF_COMP_NONE, NULL, o_rate },
 	{ "count", 0, "N", "txonly/flowgen/measure: packets to generate per stream, then idle (measure: then stop) (default: unlimited)",
 	  VF_COMP_NONE, NULL, o_count },
@@ -333,14 +370,16 @@ const struct vf_opt vf_common_opts[] = {
 	  VF_COMP_NONE, NULL, o_max_loss },
 	{ "max-latency", 0, "PCT:USEC", "measure: exit 1 if the PCT percentile latency is above USEC (repeatable)",
 	  VF_COMP_NONE, NULL, o_max_latency },
+	{ "warmup", 0, "SEC", "measure/search: send for SEC seconds first and discard the figures",
+	  VF_COMP_NONE, NULL, o_warmup },
 	{ "search", 0, NULL, "measure: find NDR and PDR (RFC 2544 binary search), then latency at 10/50/90% of PDR",
 	  VF_COMP_NONE, NULL, o_search },
-	{ "pdr-loss", 0, "RATIO", "search: loss ratio allowed at PDR (default 0.005)", VF_COMP_NONE, NULL, o_pdr_loss },
-	{ "min-rate", 0, "PPS", "search: lowest rate tried (default 10000)", VF_COMP_NONE, NULL, o_min_rate },
-	{ "max-rate", 0, "PPS", "search: highest rate tried (default: what the ports take unthrottled)",
+	{ "pdr-loss", 0, "RATIO", "search only: loss ratio allowed at PDR (default 0.005)", VF_COMP_NONE, NULL, o_pdr_loss },
+	{ "min-rate", 0, "PPS", "search only: lowest rate tried, units as --rate (default 10000)", VF_COMP_NONE, NULL, o_min_rate },
+	{ "max-rate", 0, "PPS", "search only: highest rate tried, units as --rate (default: what the ports take unthrottled)",
 	  VF_COMP_NONE, NULL, o_max_rate },
-	{ "trial", 0, "SEC", "search: seconds per trial (default 1)", VF_COMP_NONE, NULL, o_trial },
-	{ "precision", 0, "RATIO", "search: stop when the interval is this narrow, relative (default 0.005)",
+	{ "trial", 0, "SEC", "search only: seconds per trial (default 1)", VF_COMP_NONE, NULL, o_trial },
+	{ "precision", 0, "RATIO", "search only: stop when the interval is this narrow, relative (default 0.005)",
 	  VF_COMP_NONE, NULL, o_precision },
 	{ "impair", 0, "SPEC", "impair mode: KEY=VALUE,... of loss, loss-every, seed, dup, reorder, delay, jitter, rate, limit",
 	  VF_COMP_NONE, NULL, o_impair },

@@ -79,6 +79,7 @@ struct vf_app {
 	int main_lcore;			/* -1: first of the list */
 	char eal_args[1024];
 	bool mode_set;			/* --fwd given */
+	const char *search_opt;		/* the first search-only option given, or NULL */
 	/* ",KEY=VALUE..." of the devarg options (vf_opt.devarg), for finish() */
 	char port_kv[1024];
 };

@@ -4,6 +4,7 @@
  * once more at the end, then latency at 10, 50 and 90 % of PDR and at the
  * minimal load.  Control logic only: every trial goes through the engine's
  * public calls (set rate, start, stop with drain, read the figures). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,7 +196,8 @@ static uint64_t verify(struct search *s, uint64_t rate, double max_loss, const c
 static void rate_obj(struct vf_out *o, const char *key, const char *title, uint64_t rate,
 		     bool ok, double loss, uint16_t frame)
 {
-	vf_out_obj_begin(o, key);
+	/* text: the title line alone, no "ndr:" heading */
+	vf_out_obj_begin(o, vf_out_is_json(o) ? key : NULL);
 	vf_out_title(o, "%-4s %10.4f Mpps  %8.3f Gbit/s (%u-byte frames)  loss %.4f%%  %s",
 		     title, (double)rate / 1e6, (double)rate * frame * 8 / 1e9, frame, loss * 100,
 		     ok ? "verified" : "NOT verified");
@@ -206,6 +208,24 @@ static void rate_obj(struct vf_out *o, const char *key, const char *title, uint6
 		vf_out_bool(o, "verified", ok);
 	}
 	vf_out_obj_end(o);
+}
+
+/* Every trial sent and none got a frame back: no device forwards to us,
+ * and an NDR of 0 would only hide that. */
+static bool nothing_back(const struct search *s)
+{
+	uint64_t sent = 0;
+
+	for (unsigned int i = 0; i < s->n; i++) {
+		if (s->t[i].received)
+			return false;
+		sent += s->t[i].sent;
+	}
+	if (!sent)
+		return false;
+	fprintf(stderr, "%s: search: %u trials sent %llu frames, none came back: "
+		"is the device forwarding to us?\n", s->ses->tool, s->n, (unsigned long long)sent);
+	return true;
 }
 
 int vf_search_run(struct vf_session *ses)
@@ -231,6 +251,14 @@ int vf_search_run(struct vf_session *ses)
 	if (!vf_session_wait_links(10)) {
 		VF_ERR("search: not every port's link came up in 10 s");
 		return 1;
+	}
+	if (ses->warmup > 0) {
+		int ret = vf_session_warmup(ses, ses->warmup, c->max_rate);
+		if (ret) {
+			if (ret != -EINTR)
+				VF_ERR("search: cannot start the warm-up: %s", strerror(-ret));
+			return 1;
+		}
 	}
 	/* The ceiling: given, or what the ports take unthrottled. */
 	if (c->max_rate) {
@@ -264,6 +292,8 @@ int vf_search_run(struct vf_session *ses)
 		lat[i] = *t;
 		lat_ok[i] = true;
 	}
+	if (nothing_back(&s))
+		return 1;
 	if (s.aborted)
 		VF_WARN("search interrupted: the result below is what the trials so far found");
 	ses->fwd.rate_pps = 0;
@@ -274,9 +304,11 @@ int vf_search_run(struct vf_session *ses)
 	vf_out_obj_begin(o, NULL);
 	vf_out_title(o, "%s throughput search: %u trials of %.2f s in %.1f s (RFC 2544; PDR loss <= %g%%)",
 		     ses->tool, s.n, c->trial, mono() - s.start, c->pdr_loss * 100);
-	vf_out_str(o, "tool", ses->tool);
-	vf_out_bool(o, "final", true);
-	vf_out_obj_begin(o, "search");
+	if (vf_out_is_json(o)) {
+		vf_out_str(o, "tool", ses->tool);
+		vf_out_bool(o, "final", true);
+	}
+	vf_out_obj_begin(o, vf_out_is_json(o) ? "search" : NULL);
 	if (vf_out_is_json(o)) {
 		vf_out_u64(o, "trials", s.n);
 		vf_out_dbl(o, "trial_s", c->trial);

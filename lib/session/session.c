@@ -157,6 +157,41 @@ int vf_session_fwd_start(struct vf_session *ses, unsigned int tx_first_bursts)
 	return vf_fwd_start(tx_first_bursts);
 }
 
+int vf_session_warmup(struct vf_session *ses, double sec, uint64_t rate)
+{
+	uint64_t saved_rate = ses->fwd.rate_pps, saved_count = ses->fwd.count;
+	double end;
+	int ret;
+
+	ses->fwd.rate_pps = rate;
+	ses->fwd.count = 0;
+	ret = vf_session_fwd_start(ses, 0);
+	if (!ret) {
+		end = now_s() + sec;
+		while (!vf_session_signalled()) {
+			double left = end - now_s();
+			if (left <= 0)
+				break;
+			if (left > 0.05)
+				left = 0.05;
+			nanosleep(&(struct timespec){ 0, (long)(left * 1e9) }, NULL);
+		}
+		vf_fwd_stop();
+		vf_fwd_stats_clear();
+		vf_meas_clear();
+		for (uint16_t p = 0; p < vf_port_count(); p++)
+			if (vf_port_get(p)) {
+				vf_port_stats_reset(vf_port_get(p));
+				vf_port_xstats_reset(vf_port_get(p));
+			}
+		if (vf_session_signalled())
+			ret = -EINTR;
+	}
+	ses->fwd.rate_pps = saved_rate;
+	ses->fwd.count = saved_count;
+	return ret;
+}
+
 /* ---- the Prometheus writer ---- */
 
 static pthread_t prom_thread;

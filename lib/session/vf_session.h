@@ -62,6 +62,7 @@ struct vf_session {
 	char hist_file[512];
 	struct vf_meas_limits limits;
 	struct vf_search_cfg search;
+	double warmup;			/* --warmup: seconds sent and discarded first, 0: none */
 	/* rates: the ports' counters at the last statistics and when */
 	struct vf_port_stats prev_st[VF_MAX_PORTS];
 	double prev_time;
@@ -81,6 +82,11 @@ int vf_session_signalled(void);
 int vf_session_port_add(struct vf_session *ses, const char *spec, char *err, size_t errlen);
 /* (Re)builds the streams over the current ports and starts forwarding. */
 int vf_session_fwd_start(struct vf_session *ses, unsigned int tx_first_bursts);
+/* --warmup: forwards for sec seconds at rate (0: unthrottled; no --count),
+ * stops with the drain and clears every figure (streams, measure, ports),
+ * so what follows starts from zero.  0, -EINTR on a signal, or the error
+ * of the start. */
+int vf_session_warmup(struct vf_session *ses, double sec, uint64_t rate);
 /* Waits up to timeout_s for every port's link; true if all are up (false
  * also on a signal). */
 bool vf_session_wait_links(double timeout_s);

@@ -7,6 +7,7 @@
 #include <rte_lcore.h>
 
 #include "vf_session.h"
+#include "vf_parse.h"
 #include "vf_runtime.h"
 #include "vf_shell_priv.h"
 #include "vf_stats.h"
@@ -259,11 +260,11 @@ static int cmd_set_eth_peer(struct vf_cmd_ctx *c, int argc, char **argv)
 
 static int cmd_set_rate(struct vf_cmd_ctx *c, int argc, char **argv)
 {
-	uint64_t pps = num(argv[0]);
+	uint64_t pps;
 	unsigned int ns = vf_fwd_nb_streams();
 
-	if (pps > 1000000000ull)
-		return vf_cmd_error("rate: expected 0 (unlimited)..1000000000");
+	if (vf_parse_rate(argv[0], 0, 1000000000ull, &pps))
+		return vf_cmd_error("rate: expected 0 (unlimited) or " VF_RATE_FORMS " (up to 1G)");
 	c->ses->fwd.rate_pps = pps;
 	/* Running generators pick the new rate up at their next burst. */
 	for (unsigned int i = 0; i < ns && vf_fwd_running(); i++) {
@@ -307,7 +308,7 @@ static const struct vf_cmd fwd_cmds[] = {
 	{ "set nbcore", "N", "forwarding cores to use (while stopped)", cmd_set_nbcore },
 	{ "set eth-peer", "PORT MAC", "destination MAC of mac mode on PORT", cmd_set_eth_peer },
 	{ "set impair", "WORD", "impair mode: none or KEY=VALUE,... (see --impair; while stopped)", cmd_set_impair },
-	{ "set rate", "N", "generator rate in packets/s, 0 = unlimited (applies at once)", cmd_set_rate },
+	{ "set rate", "PPS", "generator rate in packets/s (200k, 1.5M), 0 = unlimited (applies at once)", cmd_set_rate },
 	{ NULL },
 };
 

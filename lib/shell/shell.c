@@ -176,7 +176,9 @@ static bool slot_accepts(const char *slot, const char *arg)
 		} else if (!strcmp(alt, "MAC")) {
 			if (is_mac(arg))
 				return true;
-		} else if (!strcmp(alt, "SPEC") || !strcmp(alt, "FILE") || !strcmp(alt, "WORD")) {
+		} else if (!strcmp(alt, "SPEC") || !strcmp(alt, "FILE") || !strcmp(alt, "WORD") ||
+			   !strcmp(alt, "PPS")) {
+			/* PPS: the command parses the rate and says what it takes */
 			return true;
 		} else if (!strcmp(alt, arg)) {
 			return true;

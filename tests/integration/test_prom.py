@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from vftest import binary, check, final_stats, run, tmpdir  # noqa: E402
+from vftest import binary, check, final_stats, run, start, tmpdir, wait_for  # noqa: E402
 
 promtool = shutil.which("promtool")
 if not promtool:
@@ -71,10 +71,18 @@ for name, t in types.items():
     check(name.startswith("vf_"), f"{name}: no vf_ prefix")
 check(types["vf_port_rx_packets_total"] == "counter" and types["vf_port_link_up"] == "gauge", f"{types}")
 
-# the measuring mode: loss and latency per stream
+# the measuring mode: loss and latency per stream, against a memifctl
+# reflector (measure refuses null ports: they make their own frames)
 pf = os.path.join(d, "meas.prom")
-r = run([nullgen, "--port", "null,copy=1", "--fwd", "measure", "--rate", "20000", "--count", "2000",
+msock = os.path.join(d, "m.sock")
+refl = start([binary("memifctl"), "--role", "server", "--socket", msock, "--socket-abstract", "no",
+              "--duration", "600", "-l", "0-1", "--main-lcore", "0"])
+wait_for(lambda: os.path.exists(msock), what="memifctl listening")
+r = run([nullgen, "--port", f"memif,role=client,socket={msock},socket-abstract=no", "-l", "0-1",
+         "--main-lcore", "1", "--fwd", "measure", "--rate", "20000", "--count", "2000",
          "--prom-file", pf, "--json"])
+refl.terminate()
+refl.communicate(timeout=30)
 check(r.returncode == 0, r.stderr)
 promcheck(pf)
 vals, types = metrics(pf)
