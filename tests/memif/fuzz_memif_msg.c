@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "memif/memif.h"
+#include "memif_peer.h"
 #include "vf_log.h"
 
 #define REGION_BYTES (64 * 1024)
@@ -25,19 +26,6 @@
 static struct memif_sock *sock;
 static struct memif_if *srv, *cli;
 static int fds_base;
-
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	while ((e = readdir(d)) != NULL)
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
 
 static struct memif_if *make_if(bool server, uint32_t id)
 {
@@ -137,33 +125,14 @@ static void drain(int peer)
 
 static void send_rec(int peer, const uint8_t *msg, uint8_t fdsel)
 {
-	union {
-		char b[CMSG_SPACE(2 * sizeof(int))];
-		struct cmsghdr a;
-	} ctl;
-	struct iovec iov = { (void *)msg, MEMIF_MSG_SZ };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	int fds[2], n = 0;
+	int f1 = (fdsel & 1) ? region_fd() : -1;
+	int f2 = (fdsel & 2) ? eventfd(0, EFD_CLOEXEC) : -1;
 
-	if (fdsel & 1)
-		fds[n++] = region_fd();
-	if (fdsel & 2)
-		fds[n++] = eventfd(0, EFD_CLOEXEC);
-	if (n) {
-		struct cmsghdr *cm;
-
-		memset(&ctl, 0, sizeof(ctl));
-		mh.msg_control = ctl.b;
-		mh.msg_controllen = CMSG_SPACE(n * sizeof(int));
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(n * sizeof(int));
-		memcpy(CMSG_DATA(cm), fds, n * sizeof(int));
-	}
-	(void)!sendmsg(peer, &mh, MSG_DONTWAIT);
-	for (int i = 0; i < n; i++)
-		close(fds[i]);
+	(void)peer_send(peer, (const struct memif_msg *)(const void *)msg, MEMIF_MSG_SZ, f1, f2);
+	if (f1 >= 0)
+		close(f1);
+	if (f2 >= 0)
+		close(f2);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

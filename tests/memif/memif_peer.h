@@ -27,7 +27,7 @@ static inline int count_fds(void)
 	return n;
 }
 
-/* Sends a 128-byte message (or len bytes) with up to 2 fds. */
+/* Sends a 128-byte message (or len bytes) with up to 2 fds (-1: none). */
 static inline int peer_send(int s, const struct memif_msg *m, size_t len, int fd1, int fd2)
 {
 	union {
@@ -36,7 +36,13 @@ static inline int peer_send(int s, const struct memif_msg *m, size_t len, int fd
 	} ctl;
 	struct iovec iov = { (void *)m, len };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	int fds[2] = { fd1, fd2 }, n = (fd1 >= 0) + (fd2 >= 0);
+	int fds[2], n = 0;
+
+	/* only the fds given (>= 0), in order: fd2 alone travels alone */
+	if (fd1 >= 0)
+		fds[n++] = fd1;
+	if (fd2 >= 0)
+		fds[n++] = fd2;
 
 	if (n) {
 		struct cmsghdr *cm;

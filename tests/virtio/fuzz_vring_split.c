@@ -8,21 +8,9 @@
 #include <string.h>
 
 #include "virtqueue_split.h"
+#include "fuzz_cookies.h"
 
 #define MAXQ 64
-#define MAXC 100000
-
-static uint8_t held[MAXC];	/* 1: cookie posted and not yet returned */
-
-static void give_back(void *c, void *arg)
-{
-	uintptr_t id = (uintptr_t)c - 1;
-
-	if (id >= MAXC || !held[id])
-		__builtin_trap();
-	held[id] = 0;
-	(*(unsigned int *)arg)++;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
