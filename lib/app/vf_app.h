@@ -42,7 +42,7 @@ struct vf_opt {
 };
 
 /* Rows of a tool's option table for the socket access devargs of its ports
- * (vf_peercred.h); who: what the socket is, e.g. "the --iface socket files". */
+ * (vf_peercred.h); the four help texts say which socket each applies to. */
 #define VF_OPTS_ACCESS(mode_help, group_help, uid_help, gid_help)			\
 	{ "socket-mode", 0, "OCTAL", mode_help, VF_COMP_NONE, NULL, NULL,		\
 	  "socket-mode", vf_access_check_mode },					\
