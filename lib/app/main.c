@@ -24,6 +24,7 @@
 #include "vf_mem.h"
 #include "vf_runtime.h"
 #include "vf_search.h"
+#include "vf_search_goals.h"
 #include "vf_shell.h"
 #include "vf_sync.h"
 #include "vf_telemetry.h"
@@ -175,14 +176,6 @@ static bool only_null_ports(const struct vf_app *app)
 	return app->nb_specs > 0;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The socket to create the pool on: the sealed peer heap (lib/core/vf_mem.h),
  * so virtio_user and memif zero-copy hand peers memory they cannot shrink
  * under us; DPDK's heap when a dpdk: port may DMA into the pool (the peer
@@ -264,12 +257,12 @@ static bool nothing_back(const struct vf_tool *tool)
 /* Non-interactive run: forward until --duration, a signal, or forever. */
 static void run_loop(struct vf_app *app)
 {
-	double start = now_s(), next = start + app->ses.stats_period;
+	double start = vf_now_s(), next = start + app->ses.stats_period;
 
 	bool measure_count = app->ses.fwd.mode->drains && app->ses.fwd.count;
 
 	while (!vf_session_signalled() && !app->ses.quit) {
-		double t = now_s(), wake = t + 0.05;
+		double t = vf_now_s(), wake = t + 0.05;
 
 		if (app->ses.duration > 0 && t - start >= app->ses.duration)
 			break;
@@ -363,6 +356,16 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 		return usage_error(tool, "--search runs its own trials: no -i, --duration or --count with it");
 	if (app->ses.search.on && app->ses.search.max_rate && app->ses.search.max_rate <= app->ses.search.min_rate)
 		return usage_error(tool, "--max-rate must be above --min-rate");
+	if (app->ses.search.nb_goals && app->ses.search.bisect)
+		return usage_error(tool, "--search-goal sets MLRsearch's goals: not with --search-method bisect");
+	if (app->ses.search.nb_goals && app->ses.search.pdr_loss_given)
+		return usage_error(tool, "--pdr-loss shapes the default PDR goal: with --search-goal, give loss= there");
+	if (app->ses.search.on && !app->ses.search.bisect) {
+		struct vf_mlr_goal g[VF_SEARCH_MAX_GOALS];
+		struct vf_search_goal_name names[VF_SEARCH_MAX_GOALS];
+		if (vf_search_goals(&app->ses.search, g, names, err, sizeof(err)) < 0)
+			return usage_error(tool, err);
+	}
 	if (app->ses.verbose)
 		vf_log_set_level(app->ses.verbose > 1 ? VF_LOG_DEBUG : VF_LOG_INFO);
 

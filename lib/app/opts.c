@@ -8,6 +8,7 @@
 #include "vf_app.h"
 #include "vf_parse.h"
 #include "vf_capture.h"
+#include "vf_search_goals.h"
 
 int vf_app_add_spec(struct vf_app *app, const char *spec, char *err, size_t errlen)
 {
@@ -295,6 +296,7 @@ static void search_only(struct vf_app *app, const char *name)
 static int o_pdr_loss(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
 	search_only(app, "--pdr-loss");
+	app->ses.search.pdr_loss_given = true;
 	if (vf_parse_double(arg, 0, 0.5, &app->ses.search.pdr_loss)) {
 		snprintf(err, errlen, "bad --pdr-loss '%s': expected a ratio in 0..0.5 (default 0.005)", arg);
 		return -1;
@@ -331,6 +333,40 @@ static int o_precision(struct vf_app *app, const char *arg, char *err, size_t er
 		snprintf(err, errlen, "bad --precision '%s': expected a ratio in 0.0001..0.5 (default 0.005)", arg);
 		return -1;
 	}
+	return 0;
+}
+
+static int o_search_method(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	search_only(app, "--search-method");
+	if (!strcmp(arg, "mlr") || !strcmp(arg, "mlrsearch"))
+		app->ses.search.bisect = false;
+	else if (!strcmp(arg, "bisect"))
+		app->ses.search.bisect = true;
+	else {
+		snprintf(err, errlen, "bad --search-method '%s': expected mlr or bisect", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Kept as given: --trial and --precision, which shape the keys a goal
+ * leaves out, may come later; the main parses them all once the options
+ * are read. */
+static int o_search_goal(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	struct vf_search_cfg *c = &app->ses.search;
+
+	search_only(app, "--search-goal");
+	if (c->nb_goals == VF_SEARCH_MAX_GOALS) {
+		snprintf(err, errlen, "too many --search-goal: at most %d", VF_SEARCH_MAX_GOALS);
+		return -1;
+	}
+	if (strlen(arg) >= VF_SEARCH_GOAL_LEN) {
+		snprintf(err, errlen, "bad --search-goal: longer than %d characters", VF_SEARCH_GOAL_LEN - 1);
+		return -1;
+	}
+	snprintf(c->goals[c->nb_goals++], VF_SEARCH_GOAL_LEN, "%s", arg);
 	return 0;
 }
 
@@ -372,13 +408,18 @@ const struct vf_opt vf_common_opts[] = {
 	  VF_COMP_NONE, NULL, o_max_latency },
 	{ "warmup", 0, "SEC", "measure/search: send for SEC seconds first and discard the figures",
 	  VF_COMP_NONE, NULL, o_warmup },
-	{ "search", 0, NULL, "measure: find NDR and PDR (RFC 2544 binary search), then latency at 10/50/90% of PDR",
+	{ "search", 0, NULL, "measure: find NDR and PDR (MLRsearch, RFC 9971), then latency at 10/50/90% of PDR",
 	  VF_COMP_NONE, NULL, o_search },
+	{ "search-method", 0, "METHOD", "search only: mlr (RFC 9971, default) or bisect (plain RFC 2544 bisection)",
+	  VF_COMP_CHOICES, "mlr|bisect", o_search_method },
+	{ "search-goal", 0, "GOAL", "search only (mlr): a goal, repeatable: " VF_SEARCH_GOAL_PRESETS
+	  " or KEY=VALUE,... of name, loss, exceed, trial, sum, width (default: ndr and pdr)",
+	  VF_COMP_CHOICES, VF_SEARCH_GOAL_PRESETS, o_search_goal },
 	{ "pdr-loss", 0, "RATIO", "search only: loss ratio allowed at PDR (default 0.005)", VF_COMP_NONE, NULL, o_pdr_loss },
 	{ "min-rate", 0, "PPS", "search only: lowest rate tried, units as --rate (default 10000)", VF_COMP_NONE, NULL, o_min_rate },
 	{ "max-rate", 0, "PPS", "search only: highest rate tried, units as --rate (default: what the ports take unthrottled)",
 	  VF_COMP_NONE, NULL, o_max_rate },
-	{ "trial", 0, "SEC", "search only: seconds per trial (default 1)", VF_COMP_NONE, NULL, o_trial },
+	{ "trial", 0, "SEC", "search only: seconds per trial (mlr: of the default goals' final trials) (default 1)", VF_COMP_NONE, NULL, o_trial },
 	{ "precision", 0, "RATIO", "search only: stop when the interval is this narrow, relative (default 0.005)",
 	  VF_COMP_NONE, NULL, o_precision },
 	{ "impair", 0, "SPEC", "impair mode: KEY=VALUE,... of loss, loss-every, seed, dup, reorder, delay, jitter, rate, limit",

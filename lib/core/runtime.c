@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -247,4 +248,12 @@ bool vf_runtime_hugepages(void)
 const char *vf_runtime_prefix(void)
 {
 	return prefix;
+}
+
+double vf_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }

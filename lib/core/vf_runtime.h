@@ -37,4 +37,8 @@ const char *vf_runtime_prefix(void);
  * start. */
 int vf_runtime_sweep(const char *base);
 
+/* Seconds on the monotonic clock: for deadlines and elapsed times on the
+ * control side (the data path reads the TSC). */
+double vf_now_s(void);
+
 #endif

@@ -31,6 +31,8 @@ double vf_mlr_trial_loss(const struct vf_mlr_trial *t)
 {
 	double r = t->sent ? (double)t->lost / (double)t->sent : t->loss_ratio;
 
+	if (t->limited && t->load > 0.0 && t->offered >= 0.0 && 1.0 - t->offered / t->load > r)
+		r = 1.0 - t->offered / t->load;
 	if (!(r > 0.0))		/* also NaN */
 		return 0.0;
 	return r > 1.0 ? 1.0 : r;
@@ -72,7 +74,7 @@ enum vf_mlr_class vf_mlr_classify(const struct vf_mlr_goal *g, const struct vf_m
 		if (t[i].load != load)
 			continue;
 		double d = vf_mlr_trial_effective(&t[i]);
-		bool high = vf_mlr_trial_loss(&t[i]) > g->loss_ratio;
+		bool high = t[i].limited || vf_mlr_trial_loss(&t[i]) > g->loss_ratio;
 		if (t[i].duration_s >= g->final_trial_s)
 			*(high ? &s.full_high : &s.full_low) += d;
 		else
@@ -207,6 +209,9 @@ void vf_mlr_goal_result(const struct vf_mlr_goal *g, const struct vf_mlr_trial *
 		r->flags |= VF_MLR_F_MAX_IS_LOWER;
 	if (vf_mlr_classify(g, t, n, min_load, NULL) == VF_MLR_UPPER)
 		r->flags |= VF_MLR_F_MIN_IS_UPPER;
+	for (size_t i = 0; r->has_upper && i < n; i++)
+		if (t[i].load == r->upper && t[i].limited)
+			r->flags |= VF_MLR_F_LIMITED;
 	if (!r->has_upper)
 		r->flags |= VF_MLR_F_NO_UPPER;
 	if (!r->has_lower)
@@ -270,7 +275,7 @@ static int cmp_trial(const struct vf_mlr_trial *a, const struct vf_mlr_trial *b)
 		return a->sent < b->sent ? -1 : 1;
 	if (a->lost != b->lost)
 		return a->lost < b->lost ? -1 : 1;
-	return 0;
+	return (int)a->limited - (int)b->limited;
 }
 
 int vf_mlr_add(struct vf_mlr *m, const struct vf_mlr_trial *t)
@@ -316,14 +321,47 @@ static bool undecided_between(const struct vf_mlr *m, const struct vf_mlr_goal *
 	return false;
 }
 
-/* One goal's wish: confirm the max load is an Upper Bound, then the min
- * load a Lower Bound, then keep measuring an Undecided load between the
- * relevant bounds until it is decided, else bisect between them, until
- * they are within the width.  Trials are at the goal's final duration,
- * so each load gets decided within the goal's duration sum. */
+/* What the trials at `load` forwarded at best: load x (1 - the lowest loss
+ * ratio seen there).  The estimate of the device's rate an overloaded
+ * load gives. */
+static double forwarded_at(const struct vf_mlr *m, double load)
+{
+	double best = 0.0;
+
+	for (size_t i = 0; i < m->ntrials; i++)
+		if (m->trials[i].load == load)
+			best = fmax(best, load * (1.0 - vf_mlr_trial_loss(&m->trials[i])));
+	return best;
+}
+
+/* How many distinct loads below `upper` are Upper Bounds for g: how often
+ * the search has already stepped down without finding a Lower Bound. */
+static unsigned int uppers_above(const struct vf_mlr *m, const struct vf_mlr_goal *g,
+				 double upper)
+{
+	unsigned int k = 0;
+
+	for (size_t i = 0; i < m->ntrials; i++) {
+		double l = m->trials[i].load;
+		if (l <= upper || (i + 1 < m->ntrials && m->trials[i + 1].load == l))
+			continue;
+		if (vf_mlr_classify(g, m->trials, m->ntrials, l, NULL) == VF_MLR_UPPER)
+			k++;
+	}
+	return k;
+}
+
+/* One goal's wish.  An Undecided load is measured again until decided
+ * (its duration sum).  No Upper Bound yet: the max load.  An Upper Bound
+ * but no Lower Bound: step down to what the Upper Bound forwarded, or by a
+ * width doubling with every step already taken, whichever is lower (the
+ * device's own rate is the best guess; the doubling bounds the steps when
+ * it loses only a little).  Both, too far apart: the forwarding estimate
+ * when it falls well inside, else the middle. */
 static bool goal_next(const struct vf_mlr *m, const struct vf_mlr_goal *g, double *load)
 {
 	struct vf_mlr_result r;
+	double w = g->width > 0.0 ? g->width : 0.005;
 
 	vf_mlr_goal_result(g, m->trials, m->ntrials, m->min_load, m->max_load, &r);
 	if (!r.has_upper) {
@@ -337,20 +375,27 @@ static bool goal_next(const struct vf_mlr *m, const struct vf_mlr_goal *g, doubl
 			return false;	/* irregular: nothing below min */
 		if (undecided_between(m, g, m->min_load, r.upper, load))
 			return true;
-		*load = m->min_load;
+		double step = w * ldexp(1.0, (int)fmin(uppers_above(m, g, r.upper) + 1, 30));
+		double next = fmin(forwarded_at(m, r.upper) * (1.0 - w / 2), r.upper * (1.0 - step));
+		*load = fmax(m->min_load, next);
 		return true;
 	}
 	if (r.regular)
 		return false;
 	if (undecided_between(m, g, r.lower, r.upper, load))
 		return true;
-	*load = r.lower + (r.upper - r.lower) / 2.0;
+	double est = forwarded_at(m, r.upper) * (1.0 - w / 2);
+	double margin = w * r.upper;
+	if (est > r.lower + margin && est < r.upper - margin)
+		*load = est;
+	else
+		*load = r.lower + (r.upper - r.lower) / 2.0;
 	return true;
 }
 
 /* Goals are served shortest final trial first (then in list order): the
  * cheap goals narrow the range before the long trials confirm it. */
-bool vf_mlr_next(const struct vf_mlr *m, double *load, double *duration_s)
+bool vf_mlr_next_goal(const struct vf_mlr *m, double *load, double *duration_s, size_t *goal)
 {
 	size_t order[MAX_GOALS];
 
@@ -366,8 +411,15 @@ bool vf_mlr_next(const struct vf_mlr *m, double *load, double *duration_s)
 		const struct vf_mlr_goal *g = &m->goals[order[k]];
 		if (goal_next(m, g, load)) {
 			*duration_s = g->final_trial_s;
+			if (goal)
+				*goal = order[k];
 			return true;
 		}
 	}
 	return false;
+}
+
+bool vf_mlr_next(const struct vf_mlr *m, double *load, double *duration_s)
+{
+	return vf_mlr_next_goal(m, load, duration_s, NULL);
 }

@@ -64,9 +64,15 @@ struct vf_mlr_trial {
 	/* The Trial Loss Ratio: lost / sent when sent > 0, else loss_ratio. */
 	uint64_t sent, lost;
 	double loss_ratio;
+	/* The Measurer could not offer the load (offered < load by more than
+	 * its tolerance): the trial counts as high-loss for every goal, never
+	 * as the device's success, and its loss ratio is at least the part of
+	 * the load not offered. */
+	bool limited;
 };
 
-/* The Trial Loss Ratio of a result (clamped to [0, 1]). */
+/* The Trial Loss Ratio of a result (clamped to [0, 1]); for a limited
+ * trial at least 1 - offered / load. */
 double vf_mlr_trial_loss(const struct vf_mlr_trial *t);
 /* The Trial Effective Duration of a result. */
 double vf_mlr_trial_effective(const struct vf_mlr_trial *t);
@@ -113,6 +119,9 @@ enum {
 	VF_MLR_F_INVERSION = 1u << 5,	 /* a Lower Bound at or above the
 					  * Relevant Upper Bound (loss inversion;
 					  * informative, not irregular) */
+	VF_MLR_F_LIMITED = 1u << 6,	 /* a trial at the Relevant Upper Bound
+					  * was limited by the Measurer: the bound
+					  * may be the tester's, not the device's */
 };
 
 /* A Goal Result.  regular: both relevant bounds exist and are within the
@@ -158,8 +167,12 @@ int vf_mlr_add(struct vf_mlr *m, const struct vf_mlr_trial *t);
 /* The next Trial Input: *load (within [min_load, max_load]) and
  * *duration_s.  Returns false when every goal is decided: regular within
  * its width, or irregular because the min load is an Upper Bound or the
- * max load a Lower Bound. */
+ * max load a Lower Bound.  Which load comes next is the Controller's
+ * choice (RFC 9971 leaves it open); the results depend only on the
+ * classification, and the choice only on the set of results so far. */
 bool vf_mlr_next(const struct vf_mlr *m, double *load, double *duration_s);
+/* The same, and *goal: the index of the goal that asked for the trial. */
+bool vf_mlr_next_goal(const struct vf_mlr *m, double *load, double *duration_s, size_t *goal);
 
 /* The Goal Result of goals[i] from the trials so far. */
 void vf_mlr_result(const struct vf_mlr *m, size_t i, struct vf_mlr_result *r);

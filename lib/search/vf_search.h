@@ -1,6 +1,8 @@
 /* The throughput search (--search): trials of the measuring mode at chosen
- * rates, driven through the session, to find NDR and PDR and the latency
- * at fractions of PDR. */
+ * loads, driven through the session.  The default method is MLRsearch
+ * (RFC 9971: search goals, load classification, conditional throughput);
+ * --search-method bisect keeps the plain RFC 2544 bisection.  Both end
+ * with latency trials at fractions of the highest goal's load. */
 #ifndef VF_SEARCH_H
 #define VF_SEARCH_H
 

@@ -2,6 +2,7 @@
  * --stats-period), or the ports and streams (and the measuring mode's
  * report), with a summary line in text. */
 #include "vf_session.h"
+#include "vf_runtime.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -11,14 +12,6 @@
 
 #include "vf_out.h"
 #include "vf_stats.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Text mode, periodic: one line per period, as vmstat prints, the rates of
  * the period and the counts so far over all ports. */
@@ -114,7 +107,7 @@ static void print_summary(struct vf_session *ses, struct vf_out *o, double elaps
 void vf_session_print_stats(struct vf_session *ses, bool final)
 {
 	struct vf_out *o = vf_out_new(ses->json);
-	double t = now_s(), dt = t - ses->prev_time, elapsed = vf_fwd_elapsed();
+	double t = vf_now_s(), dt = t - ses->prev_time, elapsed = vf_fwd_elapsed();
 	uint64_t frx = 0, ftx = 0, fdrop = 0;
 
 	if (!o)

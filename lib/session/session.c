@@ -1,6 +1,7 @@
 /* The session: ports, engine start, signals, emitting documents, the
  * Prometheus writer (vf_session.h). */
 #include "vf_session.h"
+#include "vf_runtime.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -16,14 +17,6 @@
 
 static volatile sig_atomic_t got_signal;
 static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 void vf_session_init(struct vf_session *ses, const char *tool)
 {
@@ -82,7 +75,7 @@ void vf_session_emit(struct vf_session *ses, struct vf_out *o)
 
 bool vf_session_wait_links(double timeout_s)
 {
-	double end = now_s() + timeout_s;
+	double end = vf_now_s() + timeout_s;
 
 	for (;;) {
 		bool all = true;
@@ -98,7 +91,7 @@ bool vf_session_wait_links(double timeout_s)
 		}
 		if (all)
 			return true;
-		if (got_signal || now_s() >= end)
+		if (got_signal || vf_now_s() >= end)
 			return false;
 		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
 	}
@@ -149,7 +142,7 @@ int vf_session_fwd_start(struct vf_session *ses, unsigned int tx_first_bursts)
 	ret = vf_fwd_setup(&ses->fwd, nq);
 	if (ret)
 		return ret;
-	ses->prev_time = now_s();
+	ses->prev_time = vf_now_s();
 	memset(ses->prev_st, 0, sizeof(ses->prev_st));
 	for (uint16_t p = 0; p < vf_port_count(); p++)
 		if (vf_port_get(p))
@@ -167,9 +160,9 @@ int vf_session_warmup(struct vf_session *ses, double sec, uint64_t rate)
 	ses->fwd.count = 0;
 	ret = vf_session_fwd_start(ses, 0);
 	if (!ret) {
-		end = now_s() + sec;
+		end = vf_now_s() + sec;
 		while (!vf_session_signalled()) {
-			double left = end - now_s();
+			double left = end - vf_now_s();
 			if (left <= 0)
 				break;
 			if (left > 0.05)

@@ -23,12 +23,19 @@
 struct vf_out;
 
 /* --search: the throughput search's settings (lib/search). */
+#define VF_SEARCH_MAX_GOALS 8
+#define VF_SEARCH_GOAL_LEN 128
 struct vf_search_cfg {
 	bool on;
+	bool bisect;		/* --search-method bisect; default MLRsearch */
 	double pdr_loss;	/* default 0.005 */
+	bool pdr_loss_given;
 	uint64_t min_rate, max_rate;	/* pps, all streams; max 0: measured */
-	double trial;		/* seconds per trial */
+	double trial;		/* seconds per trial (MLRsearch: final trials) */
 	double precision;	/* relative width at which the search stops */
+	/* --search-goal, as given (lib/search parses them); none: NDR + PDR */
+	char goals[VF_SEARCH_MAX_GOALS][VF_SEARCH_GOAL_LEN];
+	unsigned int nb_goals;
 };
 
 struct vf_session {

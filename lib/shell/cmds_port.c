@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "vf_session.h"
+#include "vf_runtime.h"
 #include "vf_capture.h"
 #include "vf_shell_priv.h"
 #include "vf_stats.h"
@@ -62,19 +63,11 @@ static void port_info(struct vf_cmd_ctx *c, struct vf_port *p)
 static struct vf_port_stats last_st[VF_MAX_PORTS];
 static double last_t[VF_MAX_PORTS];
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void port_stats(struct vf_cmd_ctx *c, struct vf_port *p)
 {
 	struct vf_port_stats st;
 	struct vf_rates r;
-	double t = now_s();
+	double t = vf_now_s();
 
 	vf_port_stats(p, &st);
 	/* The first show of a port: rates since forwarding started. */
@@ -159,7 +152,7 @@ static int cmd_clear_stats(struct vf_cmd_ctx *c, int argc, char **argv)
 			vf_port_stats_reset(vf_port_get(i));
 			vf_port_xstats_reset(vf_port_get(i));
 			memset(&last_st[i], 0, sizeof(last_st[i]));
-			last_t[i] = now_s();
+			last_t[i] = vf_now_s();
 		}
 	return 0;
 }

@@ -255,7 +255,9 @@ static void test_min_is_upper(void **state)
 	assert_int_equal(vf_mlr_init(&m, &g, 1, 10, 1000), 0);
 	assert_int_equal(vf_mlr_add(&m, &tr[0]), 0);
 	assert_true(vf_mlr_next(&m, &load, &dur));
-	near(load, 10);		/* max is an upper bound: try min */
+	/* max is an upper bound: step down to what it forwarded (800 pps),
+	 * half a width below */
+	near(load, 1000 * 0.8 * (1 - 0.005 / 2));
 	assert_int_equal(vf_mlr_add(&m, &tr[1]), 0);
 	assert_false(vf_mlr_next(&m, &load, &dur));
 	vf_mlr_fini(&m);
@@ -489,6 +491,58 @@ static void test_controller_presets(void **state)
 	assert_int_equal(a.r[0].flags, 0);
 }
 
+/* A tester-limited trial: high-loss for every goal whatever its measured
+ * loss, its loss ratio at least the part of the load not offered, and an
+ * Upper Bound that rests on it is flagged. */
+static void test_limited(void **state)
+{
+	(void)state;
+	struct vf_mlr_goal g = goal(1, 1, 0.5, 0);
+	struct vf_mlr_trial t = { .load = 1000, .duration_s = 1, .offered = 900, .sent = 900,
+				  .lost = 0, .limited = true };
+	struct vf_mlr_result r;
+
+	near(vf_mlr_trial_loss(&t), 0.1);
+	assert_int_equal(vf_mlr_classify(&g, &t, 1, 1000, NULL), VF_MLR_UPPER);
+	t.limited = false;
+	near(vf_mlr_trial_loss(&t), 0);
+	assert_int_equal(vf_mlr_classify(&g, &t, 1, 1000, NULL), VF_MLR_LOWER);
+	t.limited = true;
+	nt = 0;
+	tr[nt++] = t;
+	add(1, 500, 1, 0);
+	vf_mlr_goal_result(&g, tr, nt, 10, 1000, &r);
+	assert_true(r.has_upper && r.has_lower);
+	near(r.upper, 1000);
+	near(r.lower, 500);
+	assert_true(r.flags & VF_MLR_F_LIMITED);
+	/* an upper bound from real loss is not flagged */
+	tr[0].limited = false;
+	tr[0].lost = 600;
+	vf_mlr_goal_result(&g, tr, nt, 10, 1000, &r);
+	assert_true(r.has_upper);
+	assert_false(r.flags & VF_MLR_F_LIMITED);
+}
+
+/* The default pair nullgen searches with (1-s trials, 3-s sums) on the
+ * noisy device: converges like CSIT's sums, in far fewer trials. */
+static void test_controller_short_sums(void **state)
+{
+	(void)state;
+	struct vf_mlr_goal g[2] = { vf_mlr_goal_ndr, vf_mlr_goal_pdr };
+	struct run a, csit;
+
+	g[0].duration_sum_s = g[1].duration_sum_s = 3;
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		search(g, 2, seed * 0x9e3779b97f4a7c15ull, 1.0, &a, NULL);
+		within(&a.r[0], &g[0], T * 0.99, T * 1.01);
+		within(&a.r[1], &g[1], T / 0.995 * 0.99, T / 0.995 * 1.01);
+		search((const struct vf_mlr_goal[]){ vf_mlr_goal_ndr, vf_mlr_goal_pdr }, 2,
+		       seed * 0x9e3779b97f4a7c15ull, 1.0, &csit, NULL);
+		assert_true(a.trials * 3 < csit.trials);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -502,6 +556,8 @@ int main(void)
 		cmocka_unit_test(test_init_args),
 		cmocka_unit_test(test_controller_noisy),
 		cmocka_unit_test(test_controller_presets),
+		cmocka_unit_test(test_limited),
+		cmocka_unit_test(test_controller_short_sums),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
