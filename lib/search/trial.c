@@ -112,7 +112,11 @@ const struct vf_search_trial *vf_search_trial(struct vf_search *s, double load,
 	t->lost = all.lost;
 	t->loss = all.loss_ratio;
 	t->offered = t->effective > 0 ? (double)all.sent / t->effective : 0;
-	t->limited = load > 0 && t->offered < load * (1 - VF_SEARCH_LOAD_TOLERANCE);
+	/* Short by more than the tolerance, and by more than two bursts per
+	 * stream (the cores start a little after the clock does). */
+	double want = load * t->effective;
+	double slack = 2.0 * ses->fwd.burst * (vf_fwd_nb_streams() ? vf_fwd_nb_streams() : 1);
+	t->limited = load > 0 && (double)all.sent < want * (1 - VF_SEARCH_LOAD_TOLERANCE) - slack;
 	vf_meas_latency(&all, &t->lat);
 	if (ses->json)
 		row_json(s, t);

@@ -39,8 +39,9 @@ struct vf_search {
 	double tester_limit;	/* pps the ports took unthrottled; 0: not measured */
 };
 
-/* Offered load below intended x (1 - this): tester-limited.  The pacing is
- * exact to a burst (32 frames) over the trial, far inside 1 %. */
+/* Frames sent below intended load x effective duration x (1 - this), less
+ * two bursts per stream: tester-limited.  The pacing is exact to a burst
+ * over the trial, far inside 1 %. */
 #define VF_SEARCH_LOAD_TOLERANCE 0.01
 
 /* Runs one trial at load pps (0: unthrottled) for duration seconds,

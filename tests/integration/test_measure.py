@@ -10,8 +10,10 @@
    between two memif server ports; each stream's frames come back on the
    other port, exactly.
 4. nullgen <-> vhostd over virtio_user: exact counts.
-5. --search against memifctl: NDJSON progress per trial, then NDR <= PDR <=
-   the ceiling, each verified flag, latency at min/10/50/90 % of PDR.
+5. --search (MLRsearch) against memifctl: the tester's limit first, NDJSON
+   rows per trial with the tester-limited flag, NDR and PDR goals with
+   bounds, regularity and conditional throughput, latency at min/10/50/90 %
+   of PDR.
 The two busy-polling processes forward on different cores."""
 import json
 import os
@@ -142,7 +144,7 @@ s = meas(final_stats(r.stdout))["streams"][0]
 check(s["sent"] == N and s["received"] == N and s["lost"] == 0 and s["duplicates"] == 0, f"{s}")
 stop(vh)
 
-# 5. the search, short trials
+# 5. the search (MLRsearch), short trials
 sock5 = os.path.join(D, "m5.sock")
 srv = reflector(sock5)
 r = nullgen(["--port", memif("client", sock5), "--fwd", "measure", "--search", "--trial", "0.2",
@@ -153,21 +155,41 @@ trials = [o for o in objs if "trial" in o]
 res = objs[-1]
 check(res.get("final") is True and "search" in res, f"result {res}")
 se = res["search"]
-check(se["trials"] == len(trials) and len(trials) >= 7, f"{len(trials)} trials, result says {se['trials']}")
-check(trials[0]["phase"] == "max" and {t["phase"] for t in trials} >= {"max", "ndr-chk", "pdr-chk", "min", "90%"},
-      f"phases {[t['phase'] for t in trials]}")
+check(se["method"] == "mlrsearch" and se["trials"] == len(trials) and len(trials) >= 7,
+      f"{len(trials)} trials, result says {se['trials']}")
+check(trials[0]["phase"] == "limit" and trials[0]["rate_pps"] == 0, f"first trial {trials[0]}")
+phases = [t["phase"] for t in trials]
+check(set(phases[-4:]) == {"lat min", "lat 10%", "lat 50%", "lat 90%"}, f"phases {phases}")
+check(set(phases[1:-4]) <= {"NDR", "PDR"} and len(phases) > 5, f"phases {phases}")
 for t in trials:
     check(t["lost"] == t["sent"] - t["received"] and t["sent"] > 0, f"trial {t}")
-ndr, pdr = se["ndr"], se["pdr"]
-check(0 < ndr["rate_pps"] <= pdr["rate_pps"] <= se["max_rate"], f"ndr {ndr} pdr {pdr} max {se['max_rate']}")
-check(ndr["loss_ratio"] == 0 or not ndr["verified"], f"ndr {ndr}")
-check(pdr["loss_ratio"] <= 0.005 or not pdr["verified"], f"pdr {pdr}")
+    want = t["rate_pps"] * t["effective_s"]   # the rule: 1 % and two bursts short (away from its edge)
+    if t["rate_pps"] and t["sent"] < want * 0.98 - 64:
+        check(t["tester_limited"], f"short trial not flagged tester-limited: {t}")
+    if not t["rate_pps"] or t["sent"] >= want * 0.995:
+        check(not t["tester_limited"], f"full trial flagged tester-limited: {t}")
+check(se["tester_limit_pps"] == trials[0]["tx_pps"] and se["max_rate"] == se["tester_limit_pps"],
+      f"tester limit {se['tester_limit_pps']}, max {se['max_rate']}")
+goals = {g["name"]: g for g in se["goals"]}
+check(set(goals) == {"NDR", "PDR"}, f"goals {list(goals)}")
+for g in goals.values():
+    check(g["width"] == 0.05 and g["final_trial_s"] == 0.2 and abs(g["duration_sum_s"] - 0.6) < 1e-9,
+          f"goal {g}")
+    check(g["regular"] == (g["irregular"] == ""), f"goal {g}")
+    if g["regular"]:
+        check(g["upper_pps"] - g["lower_pps"] <= 0.05 * g["upper_pps"], f"goal {g}")
+        check(g["conditional_throughput_pps"] <= g["lower_pps"], f"goal {g}")
+    if "lower_pps" in g and g["lower_pps"] >= 0.98 * se["tester_limit_pps"]:
+        check(g["tester_limited"] and not g["regular"], f"at the tester's limit, not flagged: {g}")
+ndr, pdr = goals["NDR"], goals["PDR"]
+check("lower_pps" in pdr, f"PDR found nothing: {pdr}")
+check(ndr.get("lower_pps", 0) <= pdr["lower_pps"], f"ndr {ndr} pdr {pdr}")
 loads = {x["load"]: x for x in se["latency"]}
 check(set(loads) == {"min", "10%", "50%", "90%"}, f"latency loads {list(loads)}")
-check(loads["50%"]["rate_pps"] == int(pdr["rate_pps"] * 0.5), f"{loads['50%']}")
+check(loads["50%"]["rate_pps"] == int(pdr["lower_pps"] * 0.5), f"{loads['50%']}")
 for x in loads.values():
     check(x["latency_us"]["min"] > 0 and x["latency_us"]["max"] >= x["latency_us"]["p50"], f"{x}")
-print(f"search: ndr {ndr['rate_pps']} pdr {pdr['rate_pps']} max {se['max_rate']} pps, "
-      f"{se['trials']} trials in {se['elapsed']:.1f} s")
+print(f"search: NDR {ndr.get('lower_pps')} PDR {pdr['lower_pps']} pps, tester "
+      f"{se['tester_limit_pps']:.0f} pps, {se['trials']} trials in {se['elapsed']:.1f} s")
 stop(srv)
 print("ok")

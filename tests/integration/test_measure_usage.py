@@ -120,20 +120,24 @@ r = nullgen(["--port", memif(sock), "--fwd", "measure", "--warmup", "0.2"] + SEA
 check(r.returncode == 0, f"search exit {r.returncode}: {r.stderr}")
 lines = [ln for ln in r.stdout.splitlines() if ln.strip()]
 check(lines and lines[0].startswith("nullgen throughput search:"), f"title:\n{r.stdout}")
-check([ln.split()[0] for ln in lines[1:3]] == ["NDR", "PDR"], f"NDR/PDR lines:\n{r.stdout}")
-check(lines[3].strip().startswith("latency (us)") and all(ln.lstrip().startswith("at ") for ln in lines[4:]),
+check(lines[1].split()[0] == "tester" and "Mpps unthrottled" in lines[1], f"tester line:\n{r.stdout}")
+check([ln.split()[0] for ln in lines[2:4]] == ["NDR", "PDR"], f"NDR/PDR lines:\n{r.stdout}")
+check(lines[4].strip().startswith("latency (us)") and all(ln.lstrip().startswith("at ") for ln in lines[5:]),
       f"latency table:\n{r.stdout}")
-check(len(lines) == 8, f"title, NDR, PDR, table head and 4 rows:\n{r.stdout}")
-for stray in ["tool", "final", "ndr:", "pdr:", "search:"]:
+check(len(lines) == 9, f"title, tester, NDR, PDR, table head and 4 rows:\n{r.stdout}")
+for stray in ["tool", "final", "ndr:", "pdr:", "search:", "goals:"]:
     check(not any(ln.split()[0] == stray for ln in lines), f"stray '{stray}' line:\n{r.stdout}")
+# the trial table goes to stderr, with its head once
+check(sum(ln.startswith("trial phase") for ln in r.stderr.splitlines()) == 1, f"trial table:\n{r.stderr}")
 r = nullgen(["--port", memif(sock), "--fwd", "measure", "--json"] + SEARCH, timeout=170)
 check(r.returncode == 0, f"search --json exit {r.returncode}: {r.stderr}")
 res = json_lines(r.stdout)[-1]
 check(res["tool"] == "nullgen" and res["final"] is True, f"{list(res)}")
 sr = res["search"]
-check(sr["min_rate"] == 10000 and sr["max_rate"] == 60000, f"units: {sr['min_rate']} {sr['max_rate']}")
-for k in ["ndr", "pdr"]:
-    check(set(sr[k]) == {"rate_pps", "bps", "loss_ratio", "verified"}, f"{k}: {sr[k]}")
+check(sr["min_rate"] == 10000 and sr["max_rate"] == 60000 and sr["max_rate_given"], f"units: {sr}")
+for g in sr["goals"]:
+    check({"name", "loss_ratio", "exceed_ratio", "final_trial_s", "duration_sum_s", "width", "regular",
+           "tester_limited", "irregular"} <= set(g), f"goal keys: {g}")
 check(len(sr["latency"]) == 4, f"{sr['latency']}")
 stop(srv)
 
