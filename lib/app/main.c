@@ -471,6 +471,18 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 		}
 		if (vf_meas_check(&app->ses.limits, tool->name))
 			status = 1;
+		/* A short load is the tester's result, not the device's: a
+		 * threshold met under it proves nothing. */
+		struct vf_session_load l;
+		vf_session_load(&app->ses, &l);
+		if (l.limited) {
+			bool checked = app->ses.limits.has_loss || app->ses.limits.nb_lat;
+			fprintf(stderr, "%s: measure: tester-limited: the ports took %.0f pps of the %.0f asked "
+				"over %.2f s%s\n", tool->name, l.offered_pps, l.intended_pps, l.effective_s,
+				checked ? ": --max-loss and --max-latency cannot pass" : "");
+			if (checked)
+				status = 1;
+		}
 		if (nothing_back(tool))
 			status = 1;
 	}

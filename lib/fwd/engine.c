@@ -251,6 +251,12 @@ int vf_fwd_start(unsigned int tx_first_bursts)
 	__atomic_store_n(&stop_flag, false, __ATOMIC_RELAXED);
 	__atomic_store_n(&vf__fwd_draining, false, __ATOMIC_RELAXED);
 	start_tsc = rte_rdtsc();
+	/* Paced streams owe their frames from now, not from their core's
+	 * first poll: the rate holds over vf_fwd_elapsed() (the bucket's depth
+	 * bounds the catch-up). */
+	for (unsigned int i = 0; i < nb_streams; i++)
+		if (streams[i].tb_rate)
+			streams[i].tb_last_tsc = start_tsc;
 	running = true;
 	for (unsigned int i = 0; i < nb_lcores_used; i++) {
 		/* --tx-first fills from the generators' template; a mode with

@@ -112,6 +112,17 @@ void vf_session_unlock(void);
 void vf_session_prom_start(struct vf_session *ses);
 void vf_session_prom_stop(struct vf_session *ses);
 
+/* The load of a measuring run: asked (fwd.rate_pps, 0: unthrottled), what
+ * the ports took (frames sent / effective), over how long, and whether it
+ * fell short of the asked load by more than 1 % and two bursts per stream
+ * (tester-limited; only judged for runs that end by time or signal, as a
+ * --count run idles once its frames are out). */
+struct vf_session_load {
+	double intended_pps, offered_pps, effective_s;
+	bool limited;
+};
+void vf_session_load(const struct vf_session *ses, struct vf_session_load *l);
+
 /* report.c: one statistics document (ports and streams; text: a period
  * line unless final), to stdout and the stats file. */
 void vf_session_print_stats(struct vf_session *ses, bool final);
