@@ -213,8 +213,10 @@ def bias_round(res):
 def dut_round(kind, res):
     dut = Dut(kind)
     try:
-        o = gen(["--port", dut.port, "--fwd", "measure", "--search", "--trial", TRIAL,
-                 "--precision", PREC], 600)
+        # the bisection's figures, as recorded below; MLRsearch's
+        # repeatability is bench/search.sh
+        o = gen(["--port", dut.port, "--fwd", "measure", "--search", "--search-method", "bisect",
+                 "--trial", TRIAL, "--precision", PREC], 600)
     finally:
         dut.close()
     s = o.get("search") if o else None

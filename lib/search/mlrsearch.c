@@ -101,7 +101,7 @@ double vf_search_mlr_run(struct vf_search *s)
 	if (!st.max_given)
 		add(t, st.max_load);
 	while (vf_mlr_next_goal(&st.m, &load, &dur, &goal)) {
-		t = vf_search_trial(s, load, dur, st.names[goal].s);
+		t = vf_search_trial(s, load, dur, st.g[goal].name);
 		if (!t)
 			break;
 		add(t, load);

@@ -7,7 +7,8 @@ net_vhost (testpmd macswap) with nullgen's virtio_user:
   the count is ours);
 - a device under test that drops (testpmd rxonly) is reported as loss and
   fails --max-loss;
-- two NDR searches of the same device agree within 5 %.
+- two NDR searches of the same device agree within 5 %;
+- a whole default search (MLRsearch) through net_vhost finds both goals.
 testpmd forwards on core 1, nullgen on core 0."""
 import json
 import os
@@ -75,7 +76,11 @@ def ndr_twice(label):
                       timeout=170)
         check(r.returncode == 0, f"{label} search: exit {r.returncode}: {r.stderr}")
         dut_done(tp, f"{label} search {i}")
-        ndrs.append(objs[-1]["search"]["ndr"]["rate_pps"])
+        se = objs[-1]["search"]
+        ndr = {g["name"]: g for g in se["goals"]}["NDR"]
+        check(ndr["regular"] or "max-load-is-lower-bound" in ndr["irregular"], f"{label}: {ndr}")
+        check(not ndr["tester_limited"], f"{label}: 200 kpps is far below nullgen's limit: {ndr}")
+        ndrs.append(ndr["lower_pps"])
     lo, hi = min(ndrs), max(ndrs)
     check(lo > 0 and (hi - lo) <= 0.05 * hi, f"{label}: NDR {ndrs} differ by more than 5 %")
     print(f"{label}: NDR {ndrs} pps")
@@ -105,5 +110,15 @@ tp.cmd("start")
 vftest.wait_for(lambda: os.path.exists(vs), what="net_vhost socket")
 vport = f"virtio_user,path={vs}"
 exact(vport, tp, "net_vhost macswap")
+# a whole default search (MLRsearch) through net_vhost, short trials
+r, objs = run(["--port", vport, "--fwd", "measure", "--search", "--trial", "0.2", "--precision", "0.05"],
+              timeout=170)
+check(r.returncode == 0, f"net_vhost search: exit {r.returncode}: {r.stderr}")
+se = objs[-1]["search"]
+goals = {g["name"]: g for g in se["goals"]}
+check(set(goals) == {"NDR", "PDR"} and "lower_pps" in goals["PDR"], f"net_vhost search: {se['goals']}")
+check(len(se["latency"]) == 4, f"net_vhost latency: {se['latency']}")
+print(f"net_vhost search: NDR {goals['NDR'].get('lower_pps')} PDR {goals['PDR']['lower_pps']} pps, "
+      f"tester {se['tester_limit_pps']:.0f}, {se['trials']} trials in {se['elapsed']:.1f} s")
 tp.kill()
 print("ok")
