@@ -62,7 +62,7 @@ def reflector(sock):
 RATE = 100000
 s1 = os.path.join(D, "slow.sock")
 dev = start([binary("vfwd"), "--port", memif("server", s1), "--fwd", "impair",
-             "--impair", f"rate={RATE},limit=512", "--duration", "600"] + A_CORE)
+             "--impair", f"rate={RATE},limit=1024", "--duration", "600"] + A_CORE)
 wait_for(lambda: os.path.exists(s1), what="impair device socket")
 r, objs = search(memif("client", s1), ["--trial", "0.3", "--precision", "0.01"])
 se, trials = result(r, objs, "slow device")
