@@ -68,7 +68,11 @@ class Dut:
             vdev = (f"net_memif0,role=server,socket={sock},socket-abstract=no"
                     if kind == "testpmd-memif" else f"net_vhost0,iface={sock}")
             cmd = ["dpdk-testpmd", *DUT_CORES, *TP_EAL, "--file-prefix", self.prefix, "--vdev", vdev,
-                   "--", "--total-num-mbufs=16384", "--forward-mode=macswap", "-a"]
+                   "--", "--total-num-mbufs=16384", "--forward-mode=macswap", "-a",
+                   # without -i, testpmd forwards until its stdin gives a line or
+                   # EOF (ours is /dev/null: it quit at once, "ID not found"),
+                   # unless it prints stats periodically
+                   "--stats-period", "1000"]
             self.port = (f"memif,role=client,socket={sock},socket-abstract=no"
                          if kind == "testpmd-memif" else f"virtio_user,path={sock}")
         self.p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
