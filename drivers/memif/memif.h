@@ -301,6 +301,11 @@ void memif_queue_reclaim(struct memif_queue *q);
 int memif_zc_check(struct rte_mempool *pool, char *why, size_t len);
 /* Re-initialises a queue's private indices for a new connection. */
 void memif_queue_reset(struct memif_queue *q);
+
+/* memif_intr.c: the port's rx notifications (vf_driver.rx_intr_arm). */
+struct vf_port;
+int memif_rx_intr_arm(struct vf_port *port, uint16_t q);
+void memif_rx_intr_disarm(struct vf_port *port, uint16_t q);
 /* Client rx: post every free S2C slot (our buffers, capacity bsize). */
 void memif_client_refill(struct memif_queue *q);
 

@@ -36,6 +36,7 @@ static const struct vf_kvdef memif_keys[] = {
 	{ "reconnect-ms", VF_KV_UINT, 0, 3600000, NULL, "1000",
 	  "client: retry period after a failed connect or a disconnect; 0: once" },
 	VF_ACCESS_KEYS,
+	VF_RX_MODE_KEY,
 	{ NULL, 0, 0, 0, NULL, NULL, NULL },
 };
 
@@ -456,6 +457,8 @@ static const struct vf_driver memif_driver = {
 	.xstats_reset = memif_xstats_reset,
 	.info = memif_info,
 	.ring_info = memif_ring_info,
+	.rx_intr_arm = memif_rx_intr_arm,
+	.rx_intr_disarm = memif_rx_intr_disarm,
 };
 
 VF_DRIVER_REGISTER(memif_driver)

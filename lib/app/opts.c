@@ -105,6 +105,19 @@ static int o_txd(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { U(nb_txd, 32, 32768, "--txd"); return 0; }
 static int o_burst(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { U(fwd.burst, 1, VF_MAX_BURST, "--burst"); return 0; }
+static int o_rx_mode(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	int m = vf_rx_mode_parse(arg);
+
+	(void)app;
+	if (m < 0) {
+		snprintf(err, errlen, "bad --rx-mode '%s': expected poll, interrupt or adaptive", arg);
+		return -1;
+	}
+	/* Before any port exists: the ports whose spec has no rx-mode= take it. */
+	vf_port_default_rx_mode((enum vf_rx_mode)m);
+	return 0;
+}
 static int o_txpkts(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { U(fwd.txpkts, 42, 2048, "--txpkts"); return 0; }
 static int o_flows(struct vf_app *app, const char *arg, char *err, size_t errlen)
@@ -391,6 +404,8 @@ const struct vf_opt vf_common_opts[] = {
 	{ "rxd", 0, "N", "rx descriptors per queue (default 1024)", VF_COMP_NONE, NULL, o_rxd },
 	{ "txd", 0, "N", "tx descriptors per queue (default 1024)", VF_COMP_NONE, NULL, o_txd },
 	{ "burst", 0, "N", "packets per burst, 1..512 (default 32)", VF_COMP_NONE, NULL, o_burst },
+	{ "rx-mode", 0, "MODE", "ports that can notify (memif): poll (default), interrupt, or adaptive "
+	  "(sleep after 250 us idle); a port's rx-mode= wins", VF_COMP_CHOICES, "poll|interrupt|adaptive", o_rx_mode },
 	{ "txpkts", 0, "LEN", "frame length of generated packets, 42..2048: one mbuf (default 64)",
 	  VF_COMP_NONE, NULL, o_txpkts },
 	{ "flows", 0, "N", "flowgen/measure: number of flows (default 1024)", VF_COMP_NONE, NULL, o_flows },

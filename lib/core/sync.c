@@ -36,6 +36,16 @@ void vf_sync_thread_offline(unsigned int lcore)
 	rte_rcu_qsbr_thread_unregister(qs, lcore);
 }
 
+void vf_sync_sleep(unsigned int lcore)
+{
+	rte_rcu_qsbr_thread_offline(qs, lcore);
+}
+
+void vf_sync_wake(unsigned int lcore)
+{
+	rte_rcu_qsbr_thread_online(qs, lcore);
+}
+
 void vf_sync_quiescent(unsigned int lcore)
 {
 	rte_rcu_qsbr_quiescent(qs, lcore);

@@ -45,6 +45,11 @@ static inline void vf_drain_ack(uint32_t *ack, uint32_t dreq)
 void vf_sync_thread_online(unsigned int lcore);
 void vf_sync_thread_offline(unsigned int lcore);
 void vf_sync_quiescent(unsigned int lcore);
+/* A core that sleeps (rx modes) is offline meanwhile, so that the control
+ * thread does not wait for it; back online it reads the queues' state
+ * afresh before it touches a ring. */
+void vf_sync_sleep(unsigned int lcore);
+void vf_sync_wake(unsigned int lcore);
 int vf_sync_init(void);
 
 #endif

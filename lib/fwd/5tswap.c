@@ -16,4 +16,5 @@ const struct vf_fwd_mode vf_fwd_5tswap = {
 	.name = "5tswap",
 	.help = "swap MACs, IP addresses and L4 ports",
 	.fwd = fivetswap_fwd,
+	.sleeps = true,
 };

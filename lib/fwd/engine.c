@@ -1,6 +1,8 @@
 /* Streams over lcores, start/stop, the per-lcore loop. */
 #include <errno.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_launch.h>
@@ -8,6 +10,7 @@
 #include <rte_malloc.h>
 
 #include "vf_fwd_mode.h"
+#include "vf_fwd_sleep.h"
 #include "vf_log.h"
 #include "vf_sync.h"
 #include "vf_tsan.h"
@@ -22,6 +25,10 @@ static struct vf_stream *streams;
 static unsigned int nb_streams;
 static struct fwd_lcore lcores[RTE_MAX_LCORE];
 static unsigned int nb_lcores_used;
+/* Per lcore slot, for the rx modes: written to wake a sleeping core (stop,
+ * an rx mode change).  Made once, kept for the process. */
+static int wake_fds[RTE_MAX_LCORE];
+static bool wake_made[RTE_MAX_LCORE];
 /* Set by the main thread, polled by the forwarding lcores: relaxed (what
  * they wrote is ordered by rte_eal_wait_lcore(), not by the flag). */
 static bool stop_flag;
@@ -191,6 +198,33 @@ static void loop_timed(struct fwd_lcore *fl, struct vf_stream *fs,
 	}
 }
 
+/* The loop of a core whose ports can notify (rx modes): after a pass that
+ * received nothing it asks vf_fwd_idle() whether to sleep. */
+static void loop_sleepy(struct fwd_lcore *fl, struct vf_stream *fs,
+			const struct vf_fwd_mode *mode, unsigned int n, int wake_fd)
+{
+	struct vf_fwd_sleeper sl = {
+		.adaptive_cycles = rte_get_tsc_hz() / 1000000u * VF_RX_ADAPTIVE_IDLE_US,
+		.wake_fd = wake_fd,
+		.lcore = fl->lcore,
+	};
+
+	while (!__atomic_load_n(&stop_flag, __ATOMIC_RELAXED)) {
+		uint64_t before = 0, after = 0;
+
+		for (unsigned int i = 0; i < n; i++) {
+			before += vf_ctr_read(fs[i].rx_packets);
+			mode->fwd(&fs[i]);
+			after += vf_ctr_read(fs[i].rx_packets);
+		}
+		vf_sync_quiescent(fl->lcore);
+		if (after != before)
+			sl.idle_since = 0;
+		else
+			vf_fwd_idle(&sl, fs, n, mode);
+	}
+}
+
 static int lcore_loop(void *arg)
 {
 	struct fwd_lcore *fl = arg;
@@ -216,6 +250,8 @@ static int lcore_loop(void *arg)
 		}
 	if (fs->cfg->record_cycles)
 		loop_timed(fl, fs, mode, n);
+	else if (mode->sleeps && wake_made[fl - lcores] && vf_fwd_may_sleep(fs, n))
+		loop_sleepy(fl, fs, mode, n, wake_fds[fl - lcores]);
 	else
 		while (!__atomic_load_n(&stop_flag, __ATOMIC_RELAXED)) {
 			for (unsigned int i = 0; i < n; i++)
@@ -247,6 +283,17 @@ int vf_fwd_start(unsigned int tx_first_bursts)
 		fs->priv_mode = cfg->mode->stream_init ? cfg->mode : NULL;
 		if ((cfg->mode->stream_init || tx_first_bursts) && !fs->mode_priv)
 			return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < nb_lcores_used; i++) {
+		uint64_t v;
+
+		if (!wake_made[i]) {
+			/* Without one the core polls, as it always did. */
+			wake_fds[i] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+			wake_made[i] = wake_fds[i] >= 0;
+		} else if (read(wake_fds[i], &v, sizeof(v)) < 0) {
+			/* EAGAIN: nothing left over from the last stop */
+		}
 	}
 	__atomic_store_n(&stop_flag, false, __ATOMIC_RELAXED);
 	__atomic_store_n(&vf__fwd_draining, false, __ATOMIC_RELAXED);
@@ -291,6 +338,7 @@ void vf_fwd_stop(void)
 		rte_delay_us_sleep(cfg->drain_ms * 1000u);
 	}
 	__atomic_store_n(&stop_flag, true, __ATOMIC_RELAXED);
+	vf_fwd_wake();
 	for (unsigned int i = 0; i < nb_lcores_used; i++) {
 		rte_eal_wait_lcore(lcores[i].lcore);
 		vf_tsan_acquire(&lcores[i]);
@@ -313,6 +361,8 @@ void vf_fwd_stats_clear(void)
 		fs->stats_base[2] = vf_ctr_read(fs->fwd_dropped);
 		fs->cycles_base[0] = vf_ctr_read(fs->poll_cycles);
 		fs->cycles_base[1] = vf_ctr_read(fs->busy_cycles);
+		fs->sleep_base[0] = vf_ctr_read(fs->sleep_cycles);
+		fs->sleep_base[1] = vf_ctr_read(fs->wakeups);
 		if (!fs->bursts_base)
 			fs->bursts_base = rte_zmalloc("vf_hist", sizeof(fs->rx_bursts), 0);
 		if (fs->bursts_base)
@@ -321,6 +371,16 @@ void vf_fwd_stats_clear(void)
 		if (fs->priv_mode && fs->priv_mode->stats_clear)
 			fs->priv_mode->stats_clear(fs);
 	}
+}
+
+void vf_fwd_wake(void)
+{
+	uint64_t one = 1;
+
+	for (unsigned int i = 0; i < nb_lcores_used; i++)
+		if (wake_made[i] && write(wake_fds[i], &one, sizeof(one)) < 0) {
+			/* EAGAIN: the counter is full, the core wakes anyway */
+		}
 }
 
 uint16_t vf_fwd_tx_and_free(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t n)

@@ -29,4 +29,5 @@ const struct vf_fwd_mode vf_fwd_icmpecho = {
 	.name = "icmpecho",
 	.help = "answer ARP and ICMP echo requests",
 	.fwd = icmpecho_fwd,
+	.sleeps = true,
 };

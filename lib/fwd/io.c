@@ -13,4 +13,5 @@ const struct vf_fwd_mode vf_fwd_io = {
 	.name = "io",
 	.help = "forward packets unchanged",
 	.fwd = io_fwd,
+	.sleeps = true,
 };

@@ -22,4 +22,5 @@ const struct vf_fwd_mode vf_fwd_mac = {
 	.name = "mac",
 	.help = "set source MAC to the tx port's and destination to --eth-peer",
 	.fwd = mac_fwd,
+	.sleeps = true,
 };

@@ -19,4 +19,5 @@ const struct vf_fwd_mode vf_fwd_macswap = {
 	.name = "macswap",
 	.help = "swap source and destination MAC",
 	.fwd = macswap_fwd,
+	.sleeps = true,
 };

@@ -13,4 +13,5 @@ const struct vf_fwd_mode vf_fwd_rxonly = {
 	.name = "rxonly",
 	.help = "receive and drop (a sink)",
 	.fwd = rxonly_fwd,
+	.sleeps = true,
 };

@@ -43,6 +43,9 @@ struct vf_stream {
 	 * record-core-cycles; plus their values at the last clear. */
 	uint64_t poll_cycles, busy_cycles;
 	uint64_t cycles_base[2];
+	/* Rx modes: TSC cycles its core slept, and how often it woke. */
+	uint64_t sleep_cycles, wakeups;
+	uint64_t sleep_base[2];
 	uint64_t stats_base[3];		/* clear fwd stats: rx, tx, dropped */
 	uint64_t *bursts_base;		/* clear fwd stats: histogram */
 } __rte_cache_aligned;
@@ -61,6 +64,9 @@ struct vf_fwd_mode {
 	void (*stats_clear)(struct vf_stream *fs);
 	bool generates;		/* txonly-like: no rx needed */
 	bool drains;		/* at stop: stop sending, receive --drain-ms more */
+	/* Holds nothing between bursts, so its core may sleep while its rx
+	 * queues are idle (rx modes, vf_port.h). */
+	bool sleeps;
 };
 
 struct vf_fwd_cfg {
@@ -99,6 +105,8 @@ double vf_fwd_elapsed(void);
 unsigned int vf_fwd_nb_streams(void);
 struct vf_stream *vf_fwd_stream(unsigned int i);
 void vf_fwd_stats_clear(void);
+/* Wakes every sleeping forwarding core (after an rx mode change). */
+void vf_fwd_wake(void);
 /* Forwarding lcores available (all EAL lcores but the main one). */
 unsigned int vf_fwd_lcores_available(void);
 

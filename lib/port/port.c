@@ -51,6 +51,35 @@ static void driver_names(char *buf, size_t len)
 				drivers[i]->name);
 }
 
+static enum vf_rx_mode default_rx_mode = VF_RX_POLL;
+static const char *const rx_mode_names[] = { "poll", "interrupt", "adaptive" };
+
+const char *vf_rx_mode_name(enum vf_rx_mode m)
+{
+	return (unsigned int)m < RTE_DIM(rx_mode_names) ? rx_mode_names[m] : "?";
+}
+
+int vf_rx_mode_parse(const char *name)
+{
+	for (unsigned int i = 0; i < RTE_DIM(rx_mode_names); i++)
+		if (!strcmp(name, rx_mode_names[i]))
+			return (int)i;
+	return -1;
+}
+
+void vf_port_default_rx_mode(enum vf_rx_mode m)
+{
+	default_rx_mode = m;
+}
+
+int vf_port_set_rx_mode(struct vf_port *port, enum vf_rx_mode m)
+{
+	if (m != VF_RX_POLL && !port->drv->rx_intr_arm)
+		return -ENOTSUP;
+	__atomic_store_n(&port->rx_mode, (uint8_t)m, __ATOMIC_RELAXED);
+	return 0;
+}
+
 uint16_t vf_port_rx_none(void *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	return 0;
@@ -157,6 +186,10 @@ struct vf_port *vf_port_create(const char *spec, char *err, size_t errlen)
 	ret = drv->probe(port, da);
 	if (!vf_log_capture_end())
 		why[0] = '\0';
+	/* A driver that cannot notify lists no rx-mode key: always polled. */
+	if (drv->rx_intr_arm)
+		port->rx_mode = (uint8_t)(vf_devargs_has(da, "rx-mode") ?
+					  vf_devargs_enum(da, "rx-mode", VF_RX_POLL) : (int)default_rx_mode);
 	free(da);
 	if (ret) {
 		snprintf(err, errlen, "port '%s': %s", shown, why[0] ? why : strerror(-ret));

@@ -24,6 +24,20 @@
 struct vf_port;
 struct vf_out;
 
+/* Rx modes, VPP's names.  poll: the core polls for ever (a benchmark's
+ * choice); interrupt: when a pass over its queues finds nothing, the core
+ * asks each queue's peer for a notification, looks once more, and sleeps
+ * on the queues' event fds; adaptive: the same after VF_RX_ADAPTIVE_IDLE_US
+ * of empty polls.  A core sleeps only when every queue it polls is in
+ * interrupt or adaptive mode and its port can notify (driver ops
+ * rx_intr_arm/rx_intr_disarm) and the forwarding mode holds nothing between
+ * bursts. */
+enum vf_rx_mode { VF_RX_POLL, VF_RX_INTERRUPT, VF_RX_ADAPTIVE };
+#define VF_RX_ADAPTIVE_IDLE_US 250
+#define VF_RX_MODE_KEY								\
+	{ "rx-mode", VF_KV_ENUM, 0, 0, "poll|interrupt|adaptive", "the tool's --rx-mode (poll)", \
+	  "poll: always; interrupt/adaptive: the core sleeps while the rx queues are idle" }
+
 typedef uint16_t (*vf_rx_burst_t)(void *rxq, struct rte_mbuf **pkts, uint16_t n);
 typedef uint16_t (*vf_tx_burst_t)(void *txq, struct rte_mbuf **pkts, uint16_t n);
 
@@ -85,6 +99,14 @@ struct vf_driver {
 	void (*info)(struct vf_port *port, struct vf_out *out);
 	/* Per-queue ring state for "show port ring". Optional. */
 	void (*ring_info)(struct vf_port *port, struct vf_out *out);
+	/* Rx notifications, for the rx modes.  arm asks the peer to signal rx
+	 * queue q's event fd on its next post and returns that fd, or -1 when
+	 * nothing can signal now (no peer: the core sleeps with a timeout);
+	 * disarm stops asking and clears the fd.  Only the core that polls the
+	 * queue calls them, between bursts.  Optional, both or neither:
+	 * without them the port's queues are always polled. */
+	int (*rx_intr_arm)(struct vf_port *port, uint16_t q);
+	void (*rx_intr_disarm)(struct vf_port *port, uint16_t q);
 };
 
 struct vf_port {
@@ -107,6 +129,7 @@ struct vf_port {
 	uint16_t max_rxq, max_txq;	/* driver limits, default VF_MAX_QUEUES */
 	uint8_t mac[6];
 	bool configured, started;
+	uint8_t rx_mode;	/* enum vf_rx_mode; relaxed: the cores read it when idle */
 	struct vf_port_stats stats_base;	/* for "clear port stats" */
 	uint64_t link_changes;
 	/* Ports whose driver does not take offload requests, while some port
@@ -151,6 +174,19 @@ void vf_port_stats(struct vf_port *port, struct vf_port_stats *st);
 void vf_port_stats_reset(struct vf_port *port);
 int vf_port_xstats(struct vf_port *port, struct vf_xstat *xs, unsigned int n);
 void vf_port_xstats_reset(struct vf_port *port);
+
+/* Rx modes: the name of one, a name's mode (-1: none), the mode a port
+ * gets when its spec has no rx-mode= (the tool's --rx-mode), and a port's
+ * change at run time (-ENOTSUP: its driver cannot notify). */
+const char *vf_rx_mode_name(enum vf_rx_mode m);
+int vf_rx_mode_parse(const char *name);
+void vf_port_default_rx_mode(enum vf_rx_mode m);
+int vf_port_set_rx_mode(struct vf_port *port, enum vf_rx_mode m);
+
+static inline enum vf_rx_mode vf_port_rx_mode(const struct vf_port *port)
+{
+	return (enum vf_rx_mode)__atomic_load_n(&port->rx_mode, __ATOMIC_RELAXED);
+}
 
 /* Burst functions a driver installs while it cannot move packets. */
 uint16_t vf_port_rx_none(void *q, struct rte_mbuf **pkts, uint16_t n);

@@ -51,6 +51,7 @@ static void port_info(struct vf_cmd_ctx *c, struct vf_port *p)
 	vf_out_u64(c->out, "txq", p->conf.nb_txq);
 	vf_out_u64(c->out, "rxd", p->conf.nb_rxd);
 	vf_out_u64(c->out, "txd", p->conf.nb_txd);
+	vf_out_str(c->out, "rx_mode", vf_rx_mode_name(vf_port_rx_mode(p)));
 	if (p->drv->info) {
 		vf_out_obj_begin(c->out, "driver_info");
 		p->drv->info(p, c->out);
@@ -295,12 +296,42 @@ static int cmd_show_capture(struct vf_cmd_ctx *c, int argc, char **argv)
 	return 0;
 }
 
+static int cmd_set_rx_mode(struct vf_cmd_ctx *c, int argc, char **argv)
+{
+	int id, m = vf_rx_mode_parse(argv[1]);
+	unsigned int done = 0;
+
+	if (vf_cmd_port_arg(argv[0], true, &id))
+		return -1;
+	if (m < 0)
+		return vf_cmd_error("bad rx mode '%s': poll, interrupt or adaptive", argv[1]);
+	for (uint16_t i = 0; i < vf_port_count(); i++) {
+		struct vf_port *p = vf_port_get(i);
+
+		if (!p || (id != -2 && id != i))
+			continue;
+		if (vf_port_set_rx_mode(p, (enum vf_rx_mode)m)) {
+			if (id != -2)
+				return vf_cmd_error("port %u (%s): the %s driver cannot notify: always polled",
+						    p->id, p->name, p->drv->name);
+			continue;
+		}
+		done++;
+	}
+	/* A sleeping core takes the new mode now, not at its next timeout. */
+	vf_fwd_wake();
+	vf_out_title(c->out, "rx mode %s on %u port(s)", vf_rx_mode_name((enum vf_rx_mode)m), done);
+	return 0;
+}
+
 static const struct vf_cmd port_cmds[] = {
 	{ "show port info", "all|PORT [json]", "driver, MAC, link, queues and driver details", cmd_show_info },
 	{ "show port stats", "all|PORT [json]", "counters, and rates since the last show", cmd_show_stats },
 	{ "show port xstats", "all|PORT [json]", "the driver's extended counters", cmd_show_xstats },
 	{ "show port ring", "PORT [json]", "per-queue ring state (indices, free entries)", cmd_show_ring },
 	{ "clear port stats", "all|PORT", "zero the counters", cmd_clear_stats },
+	{ "set rx-mode", "all|PORT poll|interrupt|adaptive",
+	  "poll, or sleep while the rx queues are idle (ports that can notify: memif)", cmd_set_rx_mode },
 	{ "port start", "all|PORT", "start a stopped port", cmd_port_start },
 	{ "port stop", "all|PORT", "stop a port (forwarding stopped)", cmd_port_stop },
 	{ "port attach", "SPEC", "add a port of any driver (forwarding stopped)", cmd_port_attach },

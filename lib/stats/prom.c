@@ -152,6 +152,31 @@ static void streams(FILE *f, const char *tool)
 			fprintf(f, "} %" PRIu64 "\n", ((const uint64_t *)&ic)[c - 1]);
 		}
 	}
+	/* rx modes: what each stream's core slept (0 where it polls) */
+	family(f, "stream_asleep_seconds_total", "counter", "Seconds the stream's core slept (rx modes)");
+	for (unsigned int i = 0; i < n; i++) {
+		struct vf_stream_row r;
+		double s;
+		uint64_t w;
+
+		vf_stats_stream_row(vf_fwd_stream(i), &r);
+		vf_stats_stream_sleep(vf_fwd_stream(i), &s, &w);
+		fputs("vf_stream_asleep_seconds_total", f);
+		stream_labels(f, tool, &r);
+		fprintf(f, "} %.6f\n", s);
+	}
+	family(f, "stream_wakeups_total", "counter", "Times the stream's core woke from a sleep (rx modes)");
+	for (unsigned int i = 0; i < n; i++) {
+		struct vf_stream_row r;
+		double s;
+		uint64_t w;
+
+		vf_stats_stream_row(vf_fwd_stream(i), &r);
+		vf_stats_stream_sleep(vf_fwd_stream(i), &s, &w);
+		fputs("vf_stream_wakeups_total", f);
+		stream_labels(f, tool, &r);
+		fprintf(f, "} %" PRIu64 "\n", w);
+	}
 	family(f, "fwd_running", "gauge", "1 while forwarding runs");
 	fprintf(f, "vf_fwd_running{tool=\"%s\"} %d\n", tool, vf_fwd_running() ? 1 : 0);
 	family(f, "fwd_elapsed_seconds", "gauge", "Seconds of forwarding of the current (or last) run");

@@ -173,6 +173,13 @@ static bool stream_cycles(const struct vf_stream *fs, struct stream_cycles *c)
 	return true;
 }
 
+void vf_stats_stream_sleep(const struct vf_stream *fs, double *asleep_s, uint64_t *wakeups)
+{
+	*asleep_s = (double)(vf_ctr_read(fs->sleep_cycles) - fs->sleep_base[0]) /
+		    (double)rte_get_tsc_hz();
+	*wakeups = vf_ctr_read(fs->wakeups) - fs->sleep_base[1];
+}
+
 static uint64_t burst_count(const struct vf_stream *fs, unsigned int b)
 {
 	return vf_ctr_read(fs->rx_bursts[b]) - (fs->bursts_base ? fs->bursts_base[b] : 0);
@@ -183,6 +190,8 @@ void vf_stats_stream(struct vf_out *o, const struct vf_stream *fs)
 	struct vf_stream_row row;
 	struct stream_cycles cy;
 	char key[8];
+	double asleep;
+	uint64_t wakeups;
 
 	vf_stats_stream_row(fs, &row);
 	vf_out_row_begin(o, &vf_stream_table, &row);
@@ -202,6 +211,11 @@ void vf_stats_stream(struct vf_out *o, const struct vf_stream *fs)
 			vf_out_u64(o, "busy_cycles", cy.busy);
 			vf_out_dbl(o, "busy_pct", cy.busy_pct);
 			vf_out_dbl(o, "cycles_per_pkt", cy.per_pkt);
+		}
+		vf_stats_stream_sleep(fs, &asleep, &wakeups);
+		if (wakeups) {
+			vf_out_dbl(o, "asleep_s", asleep);
+			vf_out_u64(o, "wakeups", wakeups);
 		}
 		vf_stats_stream_impair(o, fs);
 	}
@@ -231,8 +245,9 @@ static void streams_text_extra(struct vf_out *o)
 		const struct vf_stream *fs = vf_fwd_stream(i);
 		char line[1024];
 		size_t n = 0;
-		uint64_t polls = 0, pkts = 0, bursts = 0;
+		uint64_t polls = 0, pkts = 0, bursts = 0, wakeups;
 		struct stream_cycles cy;
+		double asleep;
 
 		for (unsigned int b = 0; b <= fs->burst && b <= VF_MAX_BURST; b++) {
 			uint64_t v = burst_count(fs, b);
@@ -258,6 +273,14 @@ static void streams_text_extra(struct vf_out *o)
 			n += (size_t)snprintf(line + n, sizeof(line) - n, " %u:%s", b, c);
 		}
 		vf_out_title(o, "%s", line);
+		vf_stats_stream_sleep(fs, &asleep, &wakeups);
+		if (wakeups) {
+			char w[32];
+
+			vf_out_fmt_count(w, sizeof(w), wakeups);
+			vf_out_title(o, "stream %u rx mode: its core slept %.3f s (%.1f%% of the run), woke %s times",
+				     fs->id, asleep, vf_fwd_elapsed() > 0 ? 100.0 * asleep / vf_fwd_elapsed() : 0.0, w);
+		}
 		if (stream_cycles(fs, &cy))
 			vf_out_title(o, "stream %u cycles: %.1f%% of polling time busy, %.1f busy cycles per packet (TSC %.2f GHz)",
 				     fs->id, cy.busy_pct, cy.per_pkt, (double)rte_get_tsc_hz() / 1e9);

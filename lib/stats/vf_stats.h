@@ -59,6 +59,10 @@ void vf_stats_stream(struct vf_out *o, const struct vf_stream *fs);
 /* The "impair" object of a stream that runs (or ran) the impair mode. */
 void vf_stats_stream_impair(struct vf_out *o, const struct vf_stream *fs);
 void vf_stats_stream_row(const struct vf_stream *fs, struct vf_stream_row *r);
+/* Rx modes: seconds the stream's core slept and its wake-ups, since the
+ * last clear (JSON "asleep_s" and "wakeups"; Prometheus
+ * vf_stream_asleep_seconds_total and vf_stream_wakeups_total). */
+void vf_stats_stream_sleep(const struct vf_stream *fs, double *asleep_s, uint64_t *wakeups);
 /* Every stream: the "streams" array and the totals object under total_key
  * (JSON), or the stream table, burst sizes, impair table and a "total:"
  * line (text).  The totals go to *rx, *tx, *dropped (each may be NULL). */

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
@@ -438,6 +439,95 @@ static void test_interrupts(void **state)
 	rte_pktmbuf_free_bulk(in, 2);
 }
 
+/* Rx modes: a consumer arms its ring (memif_rx_intr_arm), looks once more,
+ * and sleeps on the ring's event fd, as a forwarding core does; our real
+ * client tx, on another thread, publishes one packet at a random moment
+ * after each one is taken, so that its publish races the arm.  A publish
+ * the consumer neither saw on its last look nor was woken for would leave
+ * the poll to time out: a lost wake-up. */
+struct arm_race {
+	struct memif_queue *txq;
+	uint32_t n, taken;	/* taken: atomic, written by the consumer */
+	bool stop;
+};
+
+static void *arm_race_producer(void *arg)
+{
+	struct arm_race *r = arg;
+	unsigned int seed = 7;
+
+	for (uint32_t k = 0; k < r->n; k++) {
+		struct rte_mbuf *m;
+
+		while (__atomic_load_n(&r->taken, __ATOMIC_ACQUIRE) < k)
+			if (__atomic_load_n(&r->stop, __ATOMIC_RELAXED))
+				return NULL;
+		for (volatile unsigned int s = (unsigned int)rand_r(&seed) % 3000; s; s--)
+			;
+		m = make_pkt(64, 2048, k);
+		while (memif_tx_client(r->txq, &m, 1) != 1)
+			if (__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
+				rte_pktmbuf_free(m);
+				return NULL;
+			}
+	}
+	return NULL;
+}
+
+static void test_arm_race(void **state)
+{
+	struct arm_race r = { .n = 20000 };
+	struct vf_port port = { 0 };
+	struct rte_mbuf *in[4];
+	uint32_t sleeps = 0, k = 0;
+	struct timespec t0, t;
+	pthread_t th;
+
+	connect_pair(2048, 2048, 8, 1, pool);
+	port.priv = srv;
+	r.txq = &cli->txq[0];
+	assert_int_equal(pthread_create(&th, NULL, arm_race_producer, &r), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (k < r.n) {
+		uint16_t n = memif_rx_server(&srv->rxq[0], in, 4);
+		struct pollfd p;
+		int fd;
+
+		if (!n) {
+			fd = memif_rx_intr_arm(&port, 0);
+			assert_true(fd >= 0);
+			n = memif_rx_server(&srv->rxq[0], in, 4);
+			if (!n) {
+				p = (struct pollfd){ .fd = fd, .events = POLLIN };
+				if (poll(&p, 1, 5000) == 0) {
+					__atomic_store_n(&r.stop, true, __ATOMIC_RELAXED);
+					pthread_join(th, NULL);
+					fail_msg("lost wake-up: packet %u published, no signal in 5 s", k);
+				}
+				sleeps++;
+			}
+			memif_rx_intr_disarm(&port, 0);
+		}
+		for (uint16_t i = 0; i < n; i++) {
+			check_pkt(in[i], 64, k + i);
+			rte_pktmbuf_free(in[i]);
+		}
+		k += n;
+		__atomic_store_n(&r.taken, k, __ATOMIC_RELEASE);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 30)
+			break;
+	}
+	__atomic_store_n(&r.stop, true, __ATOMIC_RELAXED);
+	pthread_join(th, NULL);
+	print_message("%u packets, %u sleeps, none lost\n", k, sleeps);
+	assert_true(k >= 1000);
+	/* a queue that is not ready (a disconnect under way) is not armed */
+	__atomic_store_n(&srv->rxq[0].ready, 0, __ATOMIC_RELEASE);
+	assert_int_equal(memif_rx_intr_arm(&port, 0), -1);
+	__atomic_store_n(&srv->rxq[0].ready, 1, __ATOMIC_RELEASE);
+}
+
 /* Queues are not ready after a disconnect: bursts return 0. */
 static void test_not_ready_after_disconnect(void **state)
 {
@@ -655,6 +745,7 @@ int main(void)
 		T(test_corrupt_s2c),
 		T(test_c2s_tail_jump),
 		T(test_interrupts),
+		T(test_arm_race),
 		T(test_not_ready_after_disconnect),
 		T(test_zero_copy),
 		T(test_100_reconnects),

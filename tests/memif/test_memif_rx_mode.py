@@ -1,0 +1,152 @@
+"""Rx modes on memif ports: a core that sleeps while its rx queues are idle.
+
+1. memifctl reflecting in interrupt and in adaptive mode, as server and as
+   client, with nullgen on the other side: sparse traffic (1000 pps) and
+   paced bursts after idle come back complete (no loss), and its core did
+   sleep (wake-ups counted, asleep seconds in the stream JSON); no frame
+   waits for the sleep's timeout (a lost wake-up would hold one until the
+   next frame or for a second).
+2. Idle: a connected, idle memifctl in adaptive mode uses far less CPU
+   than one that polls (relative, same run); `set rx-mode 0 poll` in its
+   shell makes it poll at once, and back; bad modes and a port that cannot
+   notify are refused.
+3. DPDK 22.11 net_memif signals our rings: vfwd in interrupt mode between
+   nullgen and testpmd (server, macswap) forwards sparse traffic both ways
+   with no loss, asleep most of the time.
+4. Prometheus carries the sleep counters.
+"""
+import json
+import os
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "integration"))
+import vftest  # noqa: E402
+from memif_util import Ours, TestPmd, check, sock_name, wait_for  # noqa: E402
+
+NG = [vftest.binary("nullgen"), "-l", "0-1", "--main-lcore", "1", "--json"]
+
+
+def measure(port, args, timeout=60):
+    r = vftest.run(NG + ["--port", port, "--fwd", "measure"] + args, timeout=timeout)
+    objs = [json.loads(ln) for ln in r.stdout.splitlines() if ln.startswith("{")]
+    check(r.returncode == 0 and objs, f"nullgen {args}: exit {r.returncode}\n{r.stderr[-2000:]}")
+    m = objs[-1]["measure"]["streams"][0]
+    return m
+
+
+def stream_json(tool):
+    return tool.query("show fwd stats all json")["streams"][0]
+
+
+def cpu_s(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        v = f.read().rsplit(")", 1)[1].split()
+    return (int(v[11]) + int(v[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def sparse_and_bursts(label, port):
+    # frames 1 ms apart: each finds the reflector asleep (adaptive sleeps
+    # after 250 us idle, interrupt at once)
+    m = measure(port, ["--rate", "1000", "--count", "2000", "--max-loss", "0"])
+    check(m["received"] == 2000 and m["lost"] == 0, f"{label} sparse: {m}")
+    check(m["latency_us"]["max"] < 500000, f"{label} sparse: a frame waited for the timeout: {m}")
+    time.sleep(0.5)
+    # bursts of 32 every 160 us after half a second of idle
+    m = measure(port, ["--rate", "200k", "--count", "20000", "--max-loss", "0"])
+    check(m["received"] == 20000 and m["lost"] == 0, f"{label} bursts after idle: {m}")
+
+
+# 1. memifctl in each non-poll mode and role
+for mode in ["interrupt", "adaptive"]:
+    name = sock_name(f"rxm{mode[0]}s")
+    srv = Ours("memifctl", ["--role", "server", "--socket", name, "--rx-mode", mode, "-a"])
+    srv.wait_state("listening")
+    check(srv.info()["rx_mode"] == mode, f"port info: {srv.info()}")
+    sparse_and_bursts(f"server {mode}", f"memif,role=client,socket={name}")
+    s = stream_json(srv)
+    check(s.get("wakeups", 0) > 100 and s.get("asleep_s", 0) > 0.5, f"server {mode} did not sleep: {s}")
+    print(f"memifctl server {mode}: asleep {s['asleep_s']:.2f} s, {s['wakeups']} wake-ups")
+    check(srv.quit() == 0, "memifctl exit")
+
+    name = sock_name(f"rxm{mode[0]}c")
+    cli = Ours("memifctl", ["--role", "client", "--socket", name, "--rx-mode", mode,
+                            "--reconnect-ms", "100", "-a"])
+    sparse_and_bursts(f"client {mode}", f"memif,role=server,socket={name}")
+    s = stream_json(cli)
+    check(s.get("wakeups", 0) > 100, f"client {mode} did not sleep: {s}")
+    print(f"memifctl client {mode}: asleep {s['asleep_s']:.2f} s, {s['wakeups']} wake-ups")
+    check(cli.quit() == 0, "memifctl client exit")
+
+# 2. idle CPU, adaptive against poll, and the shell
+name_a, name_p = sock_name("rxmia"), sock_name("rxmip")
+ada = Ours("memifctl", ["--role", "server", "--socket", name_a, "--rx-mode", "adaptive", "-a"])
+pol = Ours("memifctl", ["--role", "server", "--socket", name_p, "-a"])
+ca = Ours("vfwd", ["--port", f"memif,role=client,socket={name_a}", "--fwd", "rxonly",
+                   "--rx-mode", "interrupt"])
+cp = Ours("vfwd", ["--port", f"memif,role=client,socket={name_p}", "--fwd", "rxonly",
+                   "--rx-mode", "interrupt"])
+for t in (ada, pol):
+    t.wait_state("connected")
+check(pol.info()["rx_mode"] == "poll", f"default rx mode: {pol.info()}")
+
+
+def cpu_over(procs, sec=2.0):
+    a = [cpu_s(p.pid()) for p in procs]
+    time.sleep(sec)
+    return [cpu_s(p.pid()) - x for p, x in zip(procs, a)]
+
+
+u_ada, u_pol = cpu_over([ada, pol])
+print(f"idle CPU over 2 s: adaptive {u_ada:.2f} s, poll {u_pol:.2f} s")
+check(u_ada < 0.25 * u_pol, f"idle adaptive core not asleep: {u_ada:.2f} s against {u_pol:.2f} s polling")
+ada.cmd("set rx-mode 0 poll")
+wait_for(lambda: ada.info()["rx_mode"] == "poll", timeout=10, what="rx mode poll")
+u_ada2, u_pol2 = cpu_over([ada, pol])
+check(u_ada2 > 0.5 * u_pol2, f"set rx-mode poll: still asleep ({u_ada2:.2f} s against {u_pol2:.2f} s)")
+ada.cmd("set rx-mode all adaptive")
+wait_for(lambda: ada.info()["rx_mode"] == "adaptive", timeout=10, what="rx mode adaptive again")
+n = ada.mark()
+ada.cmd("set rx-mode 0 sometimes")
+ada.wait_line(lambda ln: "sometimes" in ln and "expected poll|interrupt|adaptive" in ln, n,
+              what="bad rx mode refused")
+for t in (ca, cp, ada, pol):
+    check(t.quit() == 0, "exit")
+nul = Ours("vfwd", ["--port", "null"])
+n = nul.mark()
+nul.cmd("set rx-mode 0 interrupt")
+nul.wait_line(lambda ln: "cannot notify" in ln, n, what="null port refused")
+check(nul.info()["rx_mode"] == "poll", "null port stays polled")
+check(nul.quit() == 0, "vfwd exit")
+r = vftest.run([vftest.binary("vfwd"), "--port", "memif,rx-mode=often", "--duration", "1"], timeout=30)
+check(r.returncode == 2 and "rx-mode" in r.stderr, f"bad devarg: {r.returncode} {r.stderr}")
+r = vftest.run([vftest.binary("vfwd"), "--rx-mode", "often", "--duration", "1"], timeout=30)
+check(r.returncode == 2 and "--rx-mode" in r.stderr, f"bad option: {r.returncode} {r.stderr}")
+
+# 3. DPDK's net_memif signals our rings; 4. Prometheus
+tp_name = sock_name("rxmtp")[1:]
+tp = TestPmd(f"net_memif0,role=server,socket={tp_name}")
+tp.cmd("set fwd macswap")
+tp.cmd("start")
+ng_name = sock_name("rxmng")
+prom = os.path.join(tempfile.mkdtemp(prefix="rxm"), "vfwd.prom")
+mid = Ours("vfwd", ["--port", f"memif,role=client,socket=@{tp_name},rx-mode=interrupt",
+                    "--port", f"memif,role=server,socket={ng_name}", "--rx-mode", "interrupt",
+                    "--fwd", "io", "--prom-file", prom, "--stats-period", "1", "-a"])
+mid.wait_state("connected", port=0)
+m = measure(f"memif,role=client,socket={ng_name}", ["--rate", "1000", "--count", "2000", "--max-loss", "0"])
+check(m["received"] == 2000 and m["lost"] == 0, f"through testpmd: {m}")
+check(m["latency_us"]["max"] < 500000, f"through testpmd: a frame waited for the timeout: {m}")
+s = mid.query("show fwd stats all json")["streams"]
+check(all(x.get("wakeups", 0) > 100 for x in s), f"vfwd between nullgen and testpmd did not sleep: {s}")
+print(f"vfwd between nullgen and testpmd: {[round(x['asleep_s'], 2) for x in s]} s asleep, "
+      f"{[x['wakeups'] for x in s]} wake-ups")
+wait_for(lambda: os.path.exists(prom) and "vf_stream_wakeups_total" in open(prom).read(),
+         timeout=10, what="prometheus file")
+text = open(prom).read()
+check("vf_stream_asleep_seconds_total{" in text, "asleep seconds in the prometheus file")
+check(mid.quit() == 0, "vfwd exit")
+tp.kill()
+print("ok")
