@@ -9,6 +9,7 @@
  * sees the other, so no packet published while we go to sleep goes
  * unnoticed.  Both calls run on the core that polls the queue, which the
  * control thread waits for (vf_sync_wait) before it unmaps the ring. */
+#include <poll.h>
 #include <unistd.h>
 
 #include "common/vring_sync.h"
@@ -45,7 +46,10 @@ void memif_rx_intr_disarm(struct vf_port *port, uint16_t q)
 	if (!mq)
 		return;
 	__atomic_store_n(&mq->ring->flags, MEMIF_RING_FLAG_MASK_INT, __ATOMIC_RELAXED);
-	/* Non-blocking: EAGAIN when nothing was signalled. */
-	if (mq->intr_fd >= 0 && read(mq->intr_fd, &v, sizeof(v)) < 0) {
+	/* A server's fd comes from the client, maybe blocking (or not an
+	 * eventfd at all): read it only when it says it has something. */
+	if (mq->intr_fd >= 0 &&
+	    poll(&(struct pollfd){ .fd = mq->intr_fd, .events = POLLIN }, 1, 0) == 1 &&
+	    read(mq->intr_fd, &v, sizeof(v)) < 0) {
 	}
 }
