@@ -158,6 +158,14 @@ static void history_open(const char *tool)
 	read_history(hist_path);
 }
 
+/* A line that carries a secret (port attach memif,...,secret=...) stays
+ * out of history: the history file outlives the session and is read back
+ * by the next one.  secret-file= names a file and is kept. */
+static bool history_keeps(const char *line)
+{
+	return strcasestr(line, "secret=") == NULL;
+}
+
 /* ---- periodic stats beside the prompt ---- */
 
 static pthread_t stats_thread;
@@ -200,12 +208,13 @@ static int run_prompt(struct vf_session *ses)
 			printf("\n");
 			break;
 		}
-		if (*line) {
+		if (*line && history_keeps(line)) {
 			add_history(line);
 			if (hist_path[0])
 				write_history(hist_path);
-			vf_shell_exec(ses, line);
 		}
+		if (*line)
+			vf_shell_exec(ses, line);
 		free(line);
 	}
 	return 0;
