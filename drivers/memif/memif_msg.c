@@ -137,8 +137,11 @@ static int on_init(struct memif_conn *c, const struct memif_msg *m, int fd)
 	if (in->mode != MEMIF_MODE_ETHERNET)
 		return fail(c, "Only ethernet mode supported");
 	/* A missing secret and a wrong one get the same answer. */
-	if (mif->cfg.secret[0] != '\0' && !memif_secret_equal(mif->cfg.secret, in->secret))
+	if (mif->cfg.secret[0] != '\0' && !memif_secret_equal(mif->cfg.secret, in->secret)) {
+		/* counted on the interface asked for: a peer guessing is seen */
+		mif->ctl_rejects++;
 		return fail(c, "Incorrect secret");
+	}
 	c->mif = mif;
 	mif->conn = c;
 	__atomic_store_n(&mif->state, MEMIF_ST_HANDSHAKE, __ATOMIC_RELEASE);
