@@ -7,8 +7,8 @@
  * (half a message held open, or silence) must not keep the VM's own
  * front-end out.  A connection that comes while the current one has not
  * brought the link up waits (at most VH_MAX_WAITING); as soon as the
- * current one is stalled mid-message or idle for VH_PREEMPT_IDLE_MS, it
- * is dropped (ctl_preempted) and the oldest waiting one is served.  Once
+ * current one is stalled mid-message, idle for VH_PREEMPT_IDLE_MS or
+ * connected for VH_NEGOTIATE_MS without the link up, it is dropped (ctl_preempted) and the oldest waiting one is served.  Once
  * the link is up, the current front-end keeps the socket and the others
  * are refused (ctl_busy_rejects), as before. */
 #include "vhost_conn.h"
@@ -41,6 +41,9 @@ static int unix_addr(const char *path, struct sockaddr_un *sa)
  * message for this long gives way to a waiting connection.  A correct
  * front-end sends its set-up messages back to back. */
 #define VH_PREEMPT_IDLE_MS 100
+/* ... and one that keeps talking without ever bringing the link up gets
+ * this long in all once someone waits. */
+#define VH_NEGOTIATE_MS 2000
 
 static void set_conn(struct vh_dev *dev, int fd);
 
@@ -114,17 +117,22 @@ static void maybe_preempt(struct vh_dev *dev)
 		return;
 	}
 	idle = now_ms() - dev->last_msg_ms;
-	if (dev->rx.got == 0 && idle < VH_PREEMPT_IDLE_MS)
+	if (dev->rx.got == 0 && idle < VH_PREEMPT_IDLE_MS &&
+	    now_ms() - dev->conn_since_ms < VH_NEGOTIATE_MS)
 		return;
 	dev->preempted++;
 	if (dev->rx.got > 0)
 		snprintf(dev->last_error, sizeof(dev->last_error),
 			 "preempted by a new connection: negotiation unfinished, message "
 			 "incomplete (%u bytes)", dev->rx.got);
-	else
+	else if (idle >= VH_PREEMPT_IDLE_MS)
 		snprintf(dev->last_error, sizeof(dev->last_error),
 			 "preempted by a new connection: negotiation unfinished, idle %" PRIu64
 			 " ms", idle);
+	else
+		snprintf(dev->last_error, sizeof(dev->last_error),
+			 "preempted by a new connection: negotiation unfinished after %u ms",
+			 VH_NEGOTIATE_MS);
 	if (vf_access_log_due(dev->preempted))
 		VF_WARN("%s: %s (%" PRIu64 " so far); closing the connection", dev->name,
 			dev->last_error, dev->preempted);
@@ -237,7 +245,7 @@ static void set_conn(struct vh_dev *dev, int fd)
 	vh_rxmsg_reset(&dev->rx, true);
 	dev->conn_fd = fd;
 	dev->connections++;
-	dev->last_msg_ms = now_ms();
+	dev->last_msg_ms = dev->conn_since_ms = now_ms();
 	if (vf_ctl_add_fd(fd, on_msg, dev) != 0) {
 		close(fd);
 		dev->conn_fd = -1;

@@ -99,6 +99,7 @@ struct vh_dev {
 	} waiting[VH_MAX_WAITING];
 	unsigned int nb_waiting;
 	uint64_t last_msg_ms;		/* the current front-end's last whole message */
+	uint64_t conn_since_ms;		/* when it connected */
 	uint64_t preempted;		/* connections dropped for a waiting one */
 	uint64_t busy_rejects;		/* refused: a negotiated front-end is on */
 	uint64_t wait_rejects;		/* refused: VH_MAX_WAITING already wait */
