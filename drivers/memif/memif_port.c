@@ -363,6 +363,8 @@ static int memif_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned 
 	XS("memif_connects", mif->nb_connects);
 	XS("memif_disconnects", mif->nb_disconnects);
 	XS("memif_ctl_rejects", mif->ctl_rejects);
+	XS("memif_ctl_preempted", mif->ctl_preempted);
+	XS("memif_ctl_unread_msgs", mif->ctl_unread_msgs);
 	XS("memif_bad_desc", bad_desc);
 	XS("memif_ring_errors", ring_err);
 	XS("memif_peer_rejects", mif->cfg.server && mif->sock ? mif->sock->peer_rejects
@@ -379,6 +381,7 @@ static void memif_xstats_reset(struct vf_port *port)
 	struct memif_if *mif = port->priv;
 
 	mif->nb_connects = mif->nb_disconnects = mif->ctl_rejects = 0;
+	mif->ctl_preempted = mif->ctl_unread_msgs = 0;
 	mif->mem_faults = 0;
 	for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
 		vf_ctr_set(mif->rxq[i].bad_desc, 0);
@@ -425,6 +428,13 @@ static void do_info(void *arg)
 	vf_out_u64(o, "connects", mif->nb_connects);
 	vf_out_u64(o, "disconnects", mif->nb_disconnects);
 	vf_out_u64(o, "ctl_rejects", mif->ctl_rejects);
+	vf_out_u64(o, "ctl_preempted", mif->ctl_preempted);
+	vf_out_u64(o, "ctl_unread_msgs", mif->ctl_unread_msgs);
+	if (mif->cfg.server && mif->sock != NULL) {
+		/* the listener's, shared by the interfaces on it: before INIT */
+		vf_out_u64(o, "socket_preempted", mif->sock->preempted);
+		vf_out_u64(o, "socket_unread_msgs", mif->sock->unread_msgs);
+	}
 	vf_out_u64(o, "mem_faults", mif->mem_faults);
 	/* For leak checks across reconnects (copy mode holds no mbuf). */
 	if (mif->pool != NULL)
