@@ -152,7 +152,8 @@ static int on_init(struct memif_conn *c, const struct memif_msg *m, int fd)
 		if (vf_access_log_due(mif->ctl_preempted))
 			VF_WARN("memif %s: handshake unfinished; preempted by a new connection "
 				"(%" PRIu64 " so far)", mif->cfg.if_name, mif->ctl_preempted);
-		memif_conn_close(mif->conn, "Preempted by a new connection");
+		/* through the connection's own drop: memif_socket.c calls us */
+		mif->conn->drop(mif->conn, "Preempted by a new connection");
 	}
 	c->mif = mif;
 	mif->conn = c;
