@@ -44,6 +44,10 @@ static int unix_addr(const char *path, struct sockaddr_un *sa)
 /* ... and one that keeps talking without ever bringing the link up gets
  * this long in all once someone waits. */
 #define VH_NEGOTIATE_MS 2000
+/* Send buffer of a front-end's connection.  Front-ends wait for each
+ * reply, so a few hundred bytes are ever unread; one that does not read
+ * fills this and is dropped (ctl_unread_replies) with little memory held. */
+#define VH_CTL_SNDBUF (64 * 1024)
 
 static void set_conn(struct vh_dev *dev, int fd);
 
@@ -242,6 +246,8 @@ static void set_conn(struct vh_dev *dev, int fd)
 		close(fd);
 		return;
 	}
+	/* best effort: the default bounds it too, only higher */
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &(int){ VH_CTL_SNDBUF }, sizeof(int));
 	vh_rxmsg_reset(&dev->rx, true);
 	dev->conn_fd = fd;
 	dev->connections++;
