@@ -114,6 +114,8 @@ def case_testpmd():
     name = sock_name("sfe")[1:]
     srv = Ours("memifctl", ["--role", "server", "--id", "4", "--socket", name,
                             "--secret-file", GOOD])
+    # DPDK's client connects once: the socket must be there first
+    srv.wait_state("listening")
     tp = TestPmd(f"net_memif0,role=client,id=4,socket={name},secret={SECRET}")
     srv.wait_state("connected")
     tp.wait_link()
