@@ -49,6 +49,10 @@ def read_until(fd, needle, timeout=20):
     fail(f"did not see {needle!r}; got {buf.decode(errors='replace')!r}")
 
 
+# a history file from before secrets were kept out: its secret line goes
+os.makedirs(os.path.join(state, "vfwd"))
+with open(os.path.join(state, "vfwd", "vfwd_history"), "w") as f:
+    f.write("_HiStOrY_V2_\nport\\040attach\\040memif,secret=oldsecret9\nset\\040burst\\04032\n")
 pid, fd = spawn()
 read_until(fd, "vfwd> ")
 os.write(fd, b"show po\t")
@@ -77,6 +81,7 @@ os.waitpid(pid, 0)
 hist = " ".join(open(os.path.join(state, "vfwd", "vfwd_history")).read().replace("\\040", " ").split())
 check("set burst 16" in hist and "show port stats all json" in hist, f"history file: {hist!r}")
 check("hunter2pty" not in hist and "port attach" not in hist, f"secret in history: {hist!r}")
+check("oldsecret9" not in hist and "set burst 32" in hist, f"old history: {hist!r}")
 
 # history survives a restart
 pid, fd = spawn()
