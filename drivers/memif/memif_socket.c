@@ -15,6 +15,7 @@
 #include "memif.h"
 #include "vf_ctl.h"
 #include "vf_log.h"
+#include "vf_secret.h"
 
 #define MAX_RX_FDS 8	/* harvested (and closed) beyond the one allowed */
 
@@ -169,6 +170,8 @@ void memif_conn_close_ex(struct memif_conn *c, const char *send_reason, const ch
 			VF_INFO("memif: socket %s%s: connection refused (%" PRIu64 " so far): %s",
 				c->sock->abstract ? "@" : "", c->sock->name, c->sock->refused, why);
 	}
+	/* an INIT we queued holds our secret */
+	vf_secret_clear(c->txq, sizeof(c->txq));
 	free(c);
 }
 
@@ -214,6 +217,7 @@ int memif_conn_input(struct memif_conn *c)
 		return -1;
 	}
 	ret = memif_msg_handle(c, &m, (size_t)n, nfds ? fds[0] : -1);
+	vf_secret_clear(&m, sizeof(m));	/* a peer's INIT holds its secret */
 	if (ret == -2) {
 		memif_conn_close_ex(c, NULL, c->reason);
 		return -1;
