@@ -8,9 +8,10 @@
  * front-end out.  A connection that comes while the current one has not
  * brought the link up waits (at most VH_MAX_WAITING); as soon as the
  * current one is stalled mid-message, idle for VH_PREEMPT_IDLE_MS or
- * connected for VH_NEGOTIATE_MS without the link up, it is dropped (ctl_preempted) and the oldest waiting one is served.  Once
- * the link is up, the current front-end keeps the socket and the others
- * are refused (ctl_busy_rejects), as before. */
+ * connected for VH_NEGOTIATE_MS without the link up, it is dropped
+ * (ctl_preempted) and the oldest waiting one is served.  Once the link is
+ * up, the current front-end keeps the socket and the others are refused
+ * (ctl_busy_rejects), as before. */
 #include "vhost_conn.h"
 
 #include <errno.h>
@@ -108,7 +109,8 @@ static bool link_is_up(const struct vh_dev *dev)
 }
 
 /* Drops the current front-end for the oldest waiting connection when it
- * has not finished negotiating and is stalled mid-message or idle. */
+ * has not finished negotiating and is stalled mid-message, idle, or past
+ * its time to negotiate. */
 static void maybe_preempt(struct vh_dev *dev)
 {
 	uint64_t idle;
@@ -263,8 +265,8 @@ static void set_conn(struct vh_dev *dev, int fd)
 		(int)dev->peer.pid, (unsigned int)dev->peer.uid, (unsigned int)dev->peer.gid);
 }
 
-/* allow-uid / allow-gid: true when the peer on fd may stay (dev->peer is
- * then set); else the refusal is counted and, now and then, logged. */
+/* allow-uid / allow-gid: true when the peer on fd may stay (*peer is then
+ * who it is); else the refusal is counted and, now and then, logged. */
 static bool peer_allowed(struct vh_dev *dev, int fd, struct vf_peer *peer)
 {
 	char why[96], who[64];
