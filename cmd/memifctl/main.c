@@ -66,7 +66,10 @@ static const struct vf_opt memifctl_opts[] = {
 	/* the rest are the memif devargs of the same names */
 	{ "bsize", 0, "BYTES", "buffer size (default 2048)", VF_COMP_NONE, NULL, NULL, "bsize" },
 	{ "rsize", 0, "LOG2", "log2 of the ring size (default 10)", VF_COMP_NONE, NULL, NULL, "rsize" },
-	{ "secret", 0, "STR", "shared secret, at most 24 bytes", VF_COMP_NONE, NULL, NULL, "secret" },
+	{ "secret", 0, "STR", "shared secret, at most 24 bytes (seen by all in ps: prefer --secret-file)",
+	  VF_COMP_NONE, NULL, NULL, "secret" },
+	{ "secret-file", 0, "PATH", "read the secret from PATH (mode 0600, ours or root's)",
+	  VF_COMP_FILE, NULL, NULL, "secret-file" },
 	{ "socket-abstract", 0, "yes|no", "abstract socket name (default yes, as DPDK)",
 	  VF_COMP_CHOICES, "yes|no", NULL, "socket-abstract" },
 	{ "zero-copy", 'z', NULL, "client: no copy on our side, the server reads and writes our mbufs",

@@ -158,6 +158,8 @@ struct memif_if {
 	char peer_name[MEMIF_NAME_SZ + 1];	/* HELLO/INIT name */
 	char peer_if[MEMIF_NAME_SZ + 1];	/* CONNECT/CONNECTED if_name */
 	uint64_t nb_connects, nb_disconnects, ctl_rejects;
+	uint64_t ctl_preempted;		/* server: handshakes dropped for a new INIT */
+	uint64_t ctl_unread_msgs;	/* connections dropped: peer reads nothing */
 	uint64_t link_changes;
 	struct vf_peer peer;		/* credentials of the last peer let in */
 	uint64_t peer_rejects;		/* client: servers refused (allow-uid/gid) */
@@ -200,6 +202,16 @@ struct memif_conn {
 	void (*drop)(struct memif_conn *c, const char *reason);
 };
 
+/* Connections on a listener that have not sent INIT yet: a new one over
+ * this drops the oldest (which had time to speak), so silent peers cannot
+ * hold the socket. */
+#define MEMIF_MAX_PENDING	16
+/* Send buffer of a control connection: we send in lock-step, one message
+ * per message received, so a peer that reads has at most a few unread; a
+ * peer that only writes fills this and is dropped, and the memory it can
+ * make us hold stays small. */
+#define MEMIF_CTL_SNDBUF	8192
+
 /* A listening socket shared by every server interface with the same name. */
 struct memif_sock {
 	char name[MEMIF_SOCK_NAME_MAX + 1];
@@ -212,6 +224,8 @@ struct memif_sock {
 	struct vf_access access;	/* who may connect; the file's mode/group */
 	uint64_t peer_rejects;		/* of those: peers not allowed */
 	char last_refused[128];		/* who and why */
+	uint64_t preempted;		/* silent connections dropped over the cap */
+	uint64_t unread_msgs;		/* dropped before INIT: peer reads nothing */
 	struct memif_sock *next;
 };
 

@@ -15,6 +15,7 @@
 #include "vf_log.h"
 #include "vf_mem.h"
 #include "vf_peermem.h"
+#include "vf_secret.h"
 #include "vf_sync.h"
 
 const char *memif_state_name(enum memif_state st)
@@ -69,6 +70,7 @@ void memif_if_free(struct memif_if *mif)
 	if (mif == NULL)
 		return;
 	memif_if_teardown(mif, NULL);
+	vf_secret_clear(mif->cfg.secret, sizeof(mif->cfg.secret));
 	free(mif->rxq);
 	free(mif->txq);
 	free(mif);

@@ -5,6 +5,7 @@
  * (the protocol is lock-step).  Every error sets a reason that goes to the
  * peer in DISCONNECT. */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -129,16 +130,31 @@ static int on_init(struct memif_conn *c, const struct memif_msg *m, int fd)
 	mif = sock_find(c->sock, in->id);
 	if (mif == NULL || !mif->enabled)
 		return fail(c, "ID not found");
-	if (mif->conn != NULL) {
+	if (in->mode != MEMIF_MODE_ETHERNET)
+		return fail(c, "Only ethernet mode supported");
+	/* A missing secret and a wrong one get the same answer. */
+	if (mif->cfg.secret[0] != '\0' && !memif_secret_equal(mif->cfg.secret, in->secret)) {
+		/* counted on the interface asked for: a peer guessing is seen */
+		mif->ctl_rejects++;
+		return fail(c, "Incorrect secret");
+	}
+	if (mif->conn != NULL &&
+	    __atomic_load_n(&mif->state, __ATOMIC_ACQUIRE) == MEMIF_ST_CONNECTED) {
 		/* The connected session is untouched; only this one goes. */
 		mif->ctl_rejects++;
 		return fail(c, "Already connected");
 	}
-	if (in->mode != MEMIF_MODE_ETHERNET)
-		return fail(c, "Only ethernet mode supported");
-	/* A missing secret and a wrong one get the same answer. */
-	if (mif->cfg.secret[0] != '\0' && !memif_secret_equal(mif->cfg.secret, in->secret))
-		return fail(c, "Incorrect secret");
+	if (mif->conn != NULL) {
+		/* No lock-out: a handshake that has not finished (a peer that
+		 * sent INIT and stopped) gives way to a new client that passed
+		 * the same id and secret checks. */
+		mif->ctl_preempted++;
+		if (vf_access_log_due(mif->ctl_preempted))
+			VF_WARN("memif %s: handshake unfinished; preempted by a new connection "
+				"(%" PRIu64 " so far)", mif->cfg.if_name, mif->ctl_preempted);
+		/* through the connection's own drop: memif_socket.c calls us */
+		mif->conn->drop(mif->conn, "Preempted by a new connection");
+	}
 	c->mif = mif;
 	mif->conn = c;
 	__atomic_store_n(&mif->state, MEMIF_ST_HANDSHAKE, __ATOMIC_RELEASE);

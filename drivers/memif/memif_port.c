@@ -15,6 +15,7 @@
 #include "vf_out.h"
 #include "vf_peermem.h"
 #include "vf_port.h"
+#include "vf_secret.h"
 
 static const struct vf_kvdef memif_keys[] = {
 	{ "role", VF_KV_ENUM, 0, 0, "server|client|master|slave", "client",
@@ -28,6 +29,8 @@ static const struct vf_kvdef memif_keys[] = {
 	{ "bsize", VF_KV_UINT, 1, 65535, NULL, "2048", "buffer size in bytes" },
 	{ "rsize", VF_KV_UINT, 1, MEMIF_MAX_LOG2_RING, NULL, "10", "log2 of the ring size" },
 	{ "secret", VF_KV_STR, 0, MEMIF_SECRET_SZ, NULL, "", "shared secret (server checks it)" },
+	{ "secret-file", VF_KV_STR, 0, 0, NULL, "",
+	  "file holding the secret (mode 0600, ours or root's): keeps it off the command line" },
 	{ "mac", VF_KV_MAC, 0, 0, NULL, "02:76:66:00:00:<port>", "port MAC address" },
 	{ "zero-copy", VF_KV_BOOL, 0, 1, NULL, "no",
 	  "client: descriptors point into our mbufs, no copy on our side" },
@@ -77,7 +80,35 @@ static int memif_check(const struct vf_devargs *da, char *err, size_t errlen)
 			 "abstract name");
 		return -1;
 	}
+	if (vf_devargs_has(da, "secret") && vf_devargs_has(da, "secret-file")) {
+		snprintf(err, errlen, "secret and secret-file: give one of them");
+		return -1;
+	}
+	if (vf_devargs_has(da, "secret-file")) {
+		/* Read once here so that a bad file stops the tool at start
+		 * (exit 2) rather than at the first connection. */
+		char s[MEMIF_SECRET_SZ + 1];
+		int n = vf_secret_read_file(vf_devargs_str(da, "secret-file", ""), s,
+					    MEMIF_SECRET_SZ, err, errlen);
+
+		vf_secret_clear(s, sizeof(s));
+		if (n < 0)
+			return -1;
+	}
 	return vf_access_from_devargs(&acc, da, err, errlen) < 0 ? -1 : 0;
+}
+
+/* cfg->secret from secret= or secret-file=; 0 or -1 with a message. */
+static int memif_secret(struct memif_cfg *cfg, const struct vf_devargs *da, char *err,
+			size_t errlen)
+{
+	if (!vf_devargs_has(da, "secret-file")) {
+		snprintf(cfg->secret, sizeof(cfg->secret), "%s", vf_devargs_str(da, "secret", ""));
+		return 0;
+	}
+	/* The file is read again: it may have changed since the check. */
+	return vf_secret_read_file(vf_devargs_str(da, "secret-file", ""), cfg->secret,
+				   MEMIF_SECRET_SZ, err, errlen) < 0 ? -1 : 0;
 }
 
 static int memif_probe(struct vf_port *port, const struct vf_devargs *da)
@@ -109,7 +140,10 @@ static int memif_probe(struct vf_port *port, const struct vf_devargs *da)
 	snprintf(cfg.socket, sizeof(cfg.socket), "%s", sock);
 	cfg.bsize = vf_devargs_uint(da, "bsize", 2048);
 	cfg.log2 = vf_devargs_uint(da, "rsize", 10);
-	snprintf(cfg.secret, sizeof(cfg.secret), "%s", vf_devargs_str(da, "secret", ""));
+	if (memif_secret(&cfg, da, c.err, sizeof(c.err)) < 0) {
+		VF_ERR("memif %s: %s", port->name[0] ? port->name : "memif", c.err);
+		return -EINVAL;
+	}
 	cfg.zero_copy = vf_devargs_bool(da, "zero-copy", false);
 	cfg.queues = vf_devargs_uint(da, "queues", 0);
 	cfg.reconnect_ms = vf_devargs_uint(da, "reconnect-ms", 1000);
@@ -130,6 +164,8 @@ static int memif_probe(struct vf_port *port, const struct vf_devargs *da)
 		vf_sock_warn_dir(cfg.if_name, cfg.socket);
 
 	mif = memif_if_new(&cfg);
+	/* the interface holds its own copy */
+	vf_secret_clear(cfg.secret, sizeof(cfg.secret));
 	if (mif == NULL)
 		return -ENOMEM;
 	if (cfg.server) {
@@ -328,6 +364,8 @@ static int memif_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned 
 	XS("memif_connects", mif->nb_connects);
 	XS("memif_disconnects", mif->nb_disconnects);
 	XS("memif_ctl_rejects", mif->ctl_rejects);
+	XS("memif_ctl_preempted", mif->ctl_preempted);
+	XS("memif_ctl_unread_msgs", mif->ctl_unread_msgs);
 	XS("memif_bad_desc", bad_desc);
 	XS("memif_ring_errors", ring_err);
 	XS("memif_peer_rejects", mif->cfg.server && mif->sock ? mif->sock->peer_rejects
@@ -344,6 +382,7 @@ static void memif_xstats_reset(struct vf_port *port)
 	struct memif_if *mif = port->priv;
 
 	mif->nb_connects = mif->nb_disconnects = mif->ctl_rejects = 0;
+	mif->ctl_preempted = mif->ctl_unread_msgs = 0;
 	mif->mem_faults = 0;
 	for (unsigned int i = 0; i < MEMIF_MAX_QUEUES; i++) {
 		vf_ctr_set(mif->rxq[i].bad_desc, 0);
@@ -390,6 +429,13 @@ static void do_info(void *arg)
 	vf_out_u64(o, "connects", mif->nb_connects);
 	vf_out_u64(o, "disconnects", mif->nb_disconnects);
 	vf_out_u64(o, "ctl_rejects", mif->ctl_rejects);
+	vf_out_u64(o, "ctl_preempted", mif->ctl_preempted);
+	vf_out_u64(o, "ctl_unread_msgs", mif->ctl_unread_msgs);
+	if (mif->cfg.server && mif->sock != NULL) {
+		/* the listener's, shared by the interfaces on it: before INIT */
+		vf_out_u64(o, "socket_preempted", mif->sock->preempted);
+		vf_out_u64(o, "socket_unread_msgs", mif->sock->unread_msgs);
+	}
 	vf_out_u64(o, "mem_faults", mif->mem_faults);
 	/* For leak checks across reconnects (copy mode holds no mbuf). */
 	if (mif->pool != NULL)

@@ -15,6 +15,7 @@
 #include "memif.h"
 #include "vf_ctl.h"
 #include "vf_log.h"
+#include "vf_secret.h"
 
 #define MAX_RX_FDS 8	/* harvested (and closed) beyond the one allowed */
 
@@ -50,6 +51,8 @@ struct memif_conn *memif_conn_new(int fd, struct memif_sock *sock, struct memif_
 	c->fd = fd;
 	c->sock = sock;
 	c->mif = mif;
+	/* best effort: the default would do, only with more memory held */
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &(int){ MEMIF_CTL_SNDBUF }, sizeof(int));
 	c->server = sock != NULL;
 	c->phase = c->server ? MEMIF_PH_INIT : MEMIF_PH_HELLO;
 	c->drop = memif_conn_close;
@@ -107,6 +110,16 @@ int memif_conn_send_next(struct memif_conn *c)
 		memcpy(CMSG_DATA(cm), &t->fd, sizeof(int));
 	}
 	n = sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		/* Never wait on a peer: one that writes and does not read
+		 * is dropped (MEMIF_CTL_SNDBUF). */
+		snprintf(c->reason, sizeof(c->reason), "Peer does not read its messages");
+		if (c->mif != NULL)
+			c->mif->ctl_unread_msgs++;
+		else if (c->sock != NULL)
+			c->sock->unread_msgs++;
+		return -1;
+	}
 	if (n != (ssize_t)sizeof(t->msg)) {
 		snprintf(c->reason, sizeof(c->reason), "Send failed");
 		return -1;
@@ -157,6 +170,8 @@ void memif_conn_close_ex(struct memif_conn *c, const char *send_reason, const ch
 			VF_INFO("memif: socket %s%s: connection refused (%" PRIu64 " so far): %s",
 				c->sock->abstract ? "@" : "", c->sock->name, c->sock->refused, why);
 	}
+	/* an INIT we queued holds our secret */
+	vf_secret_clear(c->txq, sizeof(c->txq));
 	free(c);
 }
 
@@ -202,6 +217,7 @@ int memif_conn_input(struct memif_conn *c)
 		return -1;
 	}
 	ret = memif_msg_handle(c, &m, (size_t)n, nfds ? fds[0] : -1);
+	vf_secret_clear(&m, sizeof(m));	/* a peer's INIT holds its secret */
 	if (ret == -2) {
 		memif_conn_close_ex(c, NULL, c->reason);
 		return -1;
@@ -239,6 +255,25 @@ static int conn_watch(struct memif_conn *c)
 
 /* ---- listeners ---- */
 
+/* At MEMIF_MAX_PENDING connections without INIT, the oldest goes: the
+ * list is newest first, so that is the last one without an interface. */
+static void evict_silent(struct memif_sock *s)
+{
+	struct memif_conn *oldest = NULL;
+	unsigned int n = 0;
+
+	for (struct memif_conn *c = s->pending; c != NULL; c = c->next) {
+		if (c->mif == NULL) {
+			n++;
+			oldest = c;
+		}
+	}
+	if (n < MEMIF_MAX_PENDING)
+		return;
+	s->preempted++;
+	memif_conn_close(oldest, "Preempted by a new connection");
+}
+
 static void listen_ready(int fd, uint32_t events, void *arg)
 {
 	struct memif_sock *s = arg;
@@ -248,6 +283,7 @@ static void listen_ready(int fd, uint32_t events, void *arg)
 
 	if (cfd < 0)
 		return;
+	evict_silent(s);
 	c = memif_conn_new(cfd, s, NULL);
 	if (c == NULL)
 		return;

@@ -1,7 +1,17 @@
 /* The vhost-user socket: server (listen, serve one front-end at a time,
  * accept the next after a disconnect) or client (connect, retry every
  * reconnect-ms, reconnect after the front-end goes).  Everything here runs on the
- * control thread (vf_ctl.h). */
+ * control thread (vf_ctl.h).
+ *
+ * No lock-out: a front-end that connects and never finishes negotiating
+ * (half a message held open, or silence) must not keep the VM's own
+ * front-end out.  A connection that comes while the current one has not
+ * brought the link up waits (at most VH_MAX_WAITING); as soon as the
+ * current one is stalled mid-message, idle for VH_PREEMPT_IDLE_MS or
+ * connected for VH_NEGOTIATE_MS without the link up, it is dropped
+ * (ctl_preempted) and the oldest waiting one is served.  Once the link is
+ * up, the current front-end keeps the socket and the others are refused
+ * (ctl_busy_rejects), as before. */
 #include "vhost_conn.h"
 
 #include <errno.h>
@@ -28,6 +38,52 @@ static int unix_addr(const char *path, struct sockaddr_un *sa)
 	return 0;
 }
 
+/* A front-end that has not finished negotiating and sent no whole
+ * message for this long gives way to a waiting connection.  A correct
+ * front-end sends its set-up messages back to back. */
+#define VH_PREEMPT_IDLE_MS 100
+/* ... and one that keeps talking without ever bringing the link up gets
+ * this long in all once someone waits. */
+#define VH_NEGOTIATE_MS 2000
+/* Send buffer of a front-end's connection.  Front-ends wait for each
+ * reply, so a few hundred bytes are ever unread; one that does not read
+ * fills this and is dropped (ctl_unread_replies) with little memory held. */
+#define VH_CTL_SNDBUF (64 * 1024)
+
+static void set_conn(struct vh_dev *dev, int fd);
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The oldest waiting connection that can be served takes the socket. */
+static void promote(struct vh_dev *dev)
+{
+	while (dev->conn_fd < 0 && dev->nb_waiting > 0 && !dev->closing) {
+		struct vh_waiter w = dev->waiting[0];
+
+		dev->nb_waiting--;
+		memmove(&dev->waiting[0], &dev->waiting[1], dev->nb_waiting * sizeof(w));
+		dev->peer = w.peer;
+		set_conn(dev, w.fd);
+	}
+}
+
+/* Refuses every waiting connection; counter: why, or NULL. */
+static void refuse_waiting(struct vh_dev *dev, uint64_t *counter)
+{
+	for (unsigned int i = 0; i < dev->nb_waiting; i++) {
+		close(dev->waiting[i].fd);
+		if (counter != NULL)
+			(*counter)++;
+	}
+	dev->nb_waiting = 0;
+}
+
 static void drop_conn(struct vh_dev *dev, const char *why)
 {
 	if (dev->conn_fd < 0)
@@ -44,19 +100,54 @@ static void drop_conn(struct vh_dev *dev, const char *why)
 	if (dev->mem_faults == 0 || strcmp(why, "memory truncated") != 0)
 		vh_dev_drain(dev, -1);
 	vh_dev_disconnect(dev);
+	promote(dev);
+}
+
+static bool link_is_up(const struct vh_dev *dev)
+{
+	return __atomic_load_n(&dev->link_up, __ATOMIC_ACQUIRE);
+}
+
+/* Drops the current front-end for the oldest waiting connection when it
+ * has not finished negotiating and is stalled mid-message, idle, or past
+ * its time to negotiate. */
+static void maybe_preempt(struct vh_dev *dev)
+{
+	uint64_t idle;
+
+	if (dev->nb_waiting == 0 || dev->conn_fd < 0)
+		return;
+	if (link_is_up(dev)) {
+		/* it finished meanwhile: the waiting ones are refused */
+		refuse_waiting(dev, &dev->busy_rejects);
+		return;
+	}
+	idle = now_ms() - dev->last_msg_ms;
+	if (dev->rx.got == 0 && idle < VH_PREEMPT_IDLE_MS &&
+	    now_ms() - dev->conn_since_ms < VH_NEGOTIATE_MS)
+		return;
+	dev->preempted++;
+	if (dev->rx.got > 0)
+		snprintf(dev->last_error, sizeof(dev->last_error),
+			 "preempted by a new connection: negotiation unfinished, message "
+			 "incomplete (%u bytes)", dev->rx.got);
+	else if (idle >= VH_PREEMPT_IDLE_MS)
+		snprintf(dev->last_error, sizeof(dev->last_error),
+			 "preempted by a new connection: negotiation unfinished, idle %" PRIu64
+			 " ms", idle);
+	else
+		snprintf(dev->last_error, sizeof(dev->last_error),
+			 "preempted by a new connection: negotiation unfinished after %u ms",
+			 VH_NEGOTIATE_MS);
+	if (vf_access_log_due(dev->preempted))
+		VF_WARN("%s: %s (%" PRIu64 " so far); closing the connection", dev->name,
+			dev->last_error, dev->preempted);
+	drop_conn(dev, "preempted");
 }
 
 static void drop_cb(struct vh_dev *dev, const char *why)
 {
 	drop_conn(dev, why);
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 static void on_msg(int fd, uint32_t events, void *arg)
@@ -91,6 +182,9 @@ static void on_msg(int fd, uint32_t events, void *arg)
 	/* vh_user_handle takes the fds, whatever it returns. */
 	rc = vh_user_handle(dev, &rx->msg, rx->got, rx->fds, rx->nfds, &reply, &rlen);
 	vh_rxmsg_reset(rx, false);
+	dev->last_msg_ms = now_ms();
+	if (rc == 0 && dev->nb_waiting > 0 && link_is_up(dev))
+		refuse_waiting(dev, &dev->busy_rejects);
 	if (rc) {
 		VF_WARN("%s: %s; closing the connection", dev->name, dev->last_error);
 		drop_conn(dev, "protocol error");
@@ -135,6 +229,16 @@ static void check_stall(void *arg)
 	drop_conn(dev, "message incomplete");
 }
 
+/* The connection's timer: the stall deadline, and a waiting connection
+ * served once the current one gives way. */
+static void conn_tick(void *arg)
+{
+	struct vh_dev *dev = arg;
+
+	check_stall(dev);
+	maybe_preempt(dev);
+}
+
 static void set_conn(struct vh_dev *dev, int fd)
 {
 	int fl = fcntl(fd, F_GETFL);
@@ -144,34 +248,34 @@ static void set_conn(struct vh_dev *dev, int fd)
 		close(fd);
 		return;
 	}
+	/* best effort: the default bounds it too, only higher */
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &(int){ VH_CTL_SNDBUF }, sizeof(int));
 	vh_rxmsg_reset(&dev->rx, true);
 	dev->conn_fd = fd;
 	dev->connections++;
+	dev->last_msg_ms = dev->conn_since_ms = now_ms();
 	if (vf_ctl_add_fd(fd, on_msg, dev) != 0) {
 		close(fd);
 		dev->conn_fd = -1;
 		return;
 	}
-	t = vf_ctl_add_timer(VH_MSG_DEADLINE_MS / 4, check_stall, dev);
+	t = vf_ctl_add_timer(VH_PREEMPT_IDLE_MS / 2, conn_tick, dev);
 	dev->stall_timer = t > 0 ? t : -1;
 	VF_INFO("%s: front-end connected on %s (pid %d uid %u gid %u)", dev->name, dev->path,
 		(int)dev->peer.pid, (unsigned int)dev->peer.uid, (unsigned int)dev->peer.gid);
 }
 
-/* allow-uid / allow-gid: true when the peer on fd may stay (dev->peer is
- * then set); else the refusal is counted and, now and then, logged. */
-static bool peer_allowed(struct vh_dev *dev, int fd)
+/* allow-uid / allow-gid: true when the peer on fd may stay (*peer is then
+ * who it is); else the refusal is counted and, now and then, logged. */
+static bool peer_allowed(struct vh_dev *dev, int fd, struct vf_peer *peer)
 {
-	struct vf_peer peer;
 	char why[96], who[64];
 
-	if (vf_access_check(&dev->access, false, fd, &peer, why, sizeof(why)) == 0) {
-		dev->peer = peer;
+	if (vf_access_check(&dev->access, false, fd, peer, why, sizeof(why)) == 0)
 		return true;
-	}
 	dev->peer_rejects++;
 	snprintf(dev->last_refused, sizeof(dev->last_refused), "%s: %s",
-		 vf_peer_str(&peer, who, sizeof(who)), why);
+		 vf_peer_str(peer, who, sizeof(who)), why);
 	if (vf_access_log_due(dev->peer_rejects))
 		VF_WARN("%s: %s refused on %s (%" PRIu64 " so far): %s", dev->name,
 			dev->client ? "front-end" : "connection", dev->path, dev->peer_rejects,
@@ -182,20 +286,40 @@ static bool peer_allowed(struct vh_dev *dev, int fd)
 static void on_accept(int lfd, uint32_t events, void *arg)
 {
 	struct vh_dev *dev = arg;
+	struct vf_peer peer;
 	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 
 	if (fd < 0)
 		return;
-	if (dev->conn_fd >= 0) {
-		VF_WARN("%s: a front-end is already connected; refusing another", dev->name);
+	if (!peer_allowed(dev, fd, &peer)) {
 		close(fd);
 		return;
 	}
-	if (!peer_allowed(dev, fd)) {
+	if (dev->conn_fd < 0) {
+		dev->peer = peer;
+		set_conn(dev, fd);
+		return;
+	}
+	if (link_is_up(dev)) {
+		dev->busy_rejects++;
+		if (vf_access_log_due(dev->busy_rejects))
+			VF_WARN("%s: a front-end is connected and negotiated; refusing another "
+				"(%" PRIu64 " so far)", dev->name, dev->busy_rejects);
 		close(fd);
 		return;
 	}
-	set_conn(dev, fd);
+	if (dev->nb_waiting >= VH_MAX_WAITING) {
+		dev->wait_rejects++;
+		if (vf_access_log_due(dev->wait_rejects))
+			VF_WARN("%s: %d connections already wait; refusing another (%" PRIu64
+				" so far)", dev->name, VH_MAX_WAITING, dev->wait_rejects);
+		close(fd);
+		return;
+	}
+	dev->waiting[dev->nb_waiting].fd = fd;
+	dev->waiting[dev->nb_waiting].peer = peer;
+	dev->nb_waiting++;
+	maybe_preempt(dev);
 }
 
 static void try_connect(void *arg)
@@ -209,7 +333,8 @@ static void try_connect(void *arg)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || !peer_allowed(dev, fd)) {
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    !peer_allowed(dev, fd, &dev->peer)) {
 		close(fd);
 		return;
 	}
@@ -243,7 +368,7 @@ static int listen_on(struct vh_dev *dev, char *err, size_t errlen)
 	if (fd < 0)
 		return -errno;
 	/* Mode and group are set before the file appears at dev->path. */
-	rc = vf_sock_listen_file(fd, dev->path, &dev->access, 1, err, errlen);
+	rc = vf_sock_listen_file(fd, dev->path, &dev->access, VH_MAX_WAITING, err, errlen);
 	if (rc) {
 		close(fd);
 		return rc;
@@ -312,6 +437,7 @@ static void close_fn(void *arg)
 		dev->timer_id = 0;
 	}
 	drop_conn(dev, "port closed");
+	refuse_waiting(dev, NULL);
 	if (dev->listen_fd >= 0) {
 		vf_ctl_del_fd(dev->listen_fd);
 		close(dev->listen_fd);

@@ -49,6 +49,10 @@ struct vh_rxmsg {
 	uint64_t since_ms;		/* when its first byte came (CLOCK_MONOTONIC) */
 };
 
+/* Connections that may wait on a server socket for the current
+ * front-end to finish negotiating or be preempted; more are refused. */
+#define VH_MAX_WAITING 16
+
 struct vh_dev {
 	struct vh_vq vq[VH_MAX_VRINGS];
 	struct vh_mem mem;
@@ -85,6 +89,20 @@ struct vh_dev {
 	struct vh_rxmsg rx;		/* the message being received */
 	uint64_t stalled_msgs;		/* connections dropped: message incomplete */
 	uint64_t unread_replies;	/* connections dropped: replies not read */
+	/* Server: connections that came while the current front-end had
+	 * not finished negotiating (link down).  They wait here, oldest
+	 * first, and the first of them takes over as soon as the current
+	 * one is stalled mid-message or idle (vhost_conn.c). */
+	struct vh_waiter {
+		int fd;
+		struct vf_peer peer;
+	} waiting[VH_MAX_WAITING];
+	unsigned int nb_waiting;
+	uint64_t last_msg_ms;		/* the current front-end's last whole message */
+	uint64_t conn_since_ms;		/* when it connected */
+	uint64_t preempted;		/* connections dropped for a waiting one */
+	uint64_t busy_rejects;		/* refused: a negotiated front-end is on */
+	uint64_t wait_rejects;		/* refused: VH_MAX_WAITING already wait */
 	unsigned int retry_ms;	/* client: reconnect-ms */
 	bool closing;
 	struct vf_access access;	/* allow-uid/gid, socket-mode/group */

@@ -261,6 +261,9 @@ static int xstats_locked(struct vf_port *port, struct vf_xstat *xs, unsigned int
 	PUT(dev->drain_unfinished, "drains_unfinished");
 	PUT(dev->stalled_msgs, "ctl_stalled_msgs");
 	PUT(dev->unread_replies, "ctl_unread_replies");
+	PUT(dev->preempted, "ctl_preempted");
+	PUT(dev->busy_rejects, "ctl_busy_rejects");
+	PUT(dev->wait_rejects, "ctl_wait_rejects");
 #undef PUT
 	return (int)k;
 }
@@ -284,6 +287,8 @@ static void info_locked(struct vf_port *port, struct vf_out *o)
 	vf_out_bool(o, "dirty_logging", dev->features & (1ull << VHOST_F_LOG_ALL));
 	vf_out_u64(o, "log_bytes", dev->log ? dev->log->size : 0);
 	vf_out_u64(o, "connections", dev->connections);
+	vf_out_u64(o, "waiting", dev->nb_waiting);
+	vf_out_u64(o, "preempted", dev->preempted);
 	vf_out_str(o, "last_error", dev->last_error);
 	vf_peer_info(o, &dev->peer);
 	vf_access_info(o, &dev->access, false, dev->client ? NULL : dev->path);

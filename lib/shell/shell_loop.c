@@ -1,6 +1,7 @@
 /* Where command lines come from: the libedit prompt (history, completion)
  * or a piped stdin; and the periodic stats printer that runs beside them. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +134,50 @@ static char **complete(const char *text, int start, int end)
 
 static char hist_path[512];
 
+/* A line that carries a secret (port attach memif,...,secret=...) stays
+ * out of history: the history file outlives the session and is read back
+ * by the next one.  secret-file= names a file and is kept. */
+static bool history_keeps(const char *line)
+{
+	return strcasestr(line, "secret=") == NULL;
+}
+
+/* Drops the secret lines a history file may hold from before they were
+ * kept out (rewritten through a temporary file, mode 0600). */
+static void history_scrub(const char *path)
+{
+	char tmp[sizeof(hist_path) + 8], *line = NULL;
+	size_t cap = 0;
+	bool dropped = false;
+	FILE *in = fopen(path, "r"), *out;
+	int fd;
+
+	if (in == NULL)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	out = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (out == NULL) {
+		if (fd >= 0)
+			close(fd);
+		fclose(in);
+		return;
+	}
+	/* whole lines, however long: a secret= is never split */
+	while (getline(&line, &cap, in) > 0) {
+		if (history_keeps(line))
+			fputs(line, out);
+		else
+			dropped = true;
+	}
+	free(line);
+	fclose(in);
+	if (fclose(out) == 0 && dropped)
+		rename(tmp, path);
+	else
+		unlink(tmp);
+}
+
 static void history_open(const char *tool)
 {
 	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
@@ -153,10 +198,12 @@ static void history_open(const char *tool)
 		}
 	mkdir(dir, 0700);
 	snprintf(hist_path, sizeof(hist_path), "%s/%s_history", dir, tool);
+	history_scrub(hist_path);
 	using_history();
 	stifle_history(1000);
 	read_history(hist_path);
 }
+
 
 /* ---- periodic stats beside the prompt ---- */
 
@@ -200,12 +247,13 @@ static int run_prompt(struct vf_session *ses)
 			printf("\n");
 			break;
 		}
-		if (*line) {
+		if (*line && history_keeps(line)) {
 			add_history(line);
 			if (hist_path[0])
 				write_history(hist_path);
-			vf_shell_exec(ses, line);
 		}
+		if (*line)
+			vf_shell_exec(ses, line);
 		free(line);
 	}
 	return 0;

@@ -1,4 +1,5 @@
-"""The prompt on a real terminal: prompt, tab completion, history."""
+"""The prompt on a real terminal: prompt, tab completion, history (which
+never keeps a line with a secret=)."""
 import os
 import pty
 import select
@@ -48,6 +49,10 @@ def read_until(fd, needle, timeout=20):
     fail(f"did not see {needle!r}; got {buf.decode(errors='replace')!r}")
 
 
+# a history file from before secrets were kept out: its secret line goes
+os.makedirs(os.path.join(state, "vfwd"))
+with open(os.path.join(state, "vfwd", "vfwd_history"), "w") as f:
+    f.write("_HiStOrY_V2_\nport\\040attach\\040memif,secret=oldsecret9\nset\\040burst\\04032\n")
 pid, fd = spawn()
 read_until(fd, "vfwd> ")
 os.write(fd, b"show po\t")
@@ -59,6 +64,13 @@ read_until(fd, '"ports"')
 out = read_until(fd, "}]}")
 check('"ipackets"' in out, f"command ran: {out!r}")
 read_until(fd, "vfwd> ")
+# a line with a secret runs but is not kept (the history file outlives us)
+os.write(fd, b"port attach memif,role=client,socket=@vft-pty-%d,secret=hunter2pty"
+         b"\r" % os.getpid())
+read_until(fd, "vfwd> ")
+os.write(fd, b"show port info 2 json\r")
+out = read_until(fd, "vfwd> ")
+check("secret=***" in out and "hunter2pty" not in out, f"attached, secret shown: {out!r}")
 os.write(fd, b"set burst 16\r")
 read_until(fd, "vfwd> ")
 os.write(fd, b"\x1b[A")          # up arrow: the last line again
@@ -68,6 +80,8 @@ os.waitpid(pid, 0)
 # libedit's file format escapes blanks as \040
 hist = " ".join(open(os.path.join(state, "vfwd", "vfwd_history")).read().replace("\\040", " ").split())
 check("set burst 16" in hist and "show port stats all json" in hist, f"history file: {hist!r}")
+check("hunter2pty" not in hist and "port attach" not in hist, f"secret in history: {hist!r}")
+check("oldsecret9" not in hist and "set burst 32" in hist, f"old history: {hist!r}")
 
 # history survives a restart
 pid, fd = spawn()

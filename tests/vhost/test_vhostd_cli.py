@@ -1,17 +1,20 @@
 """vhostd's command line and socket handling, without a front-end: option
 errors exit 2 with one line naming the problem; a socket another server
 listens on is refused (exit 1, its file left alone); a stale socket file is
-replaced; our socket file is removed at exit."""
+replaced; our socket file is removed at exit; a connection that has not
+negotiated gives way to the next, a negotiated one keeps the socket."""
 import os
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vhtest as vt  # noqa: E402
+import vhost_pypeer  # noqa: E402
 
 
 def run(args, timeout=60):
@@ -62,8 +65,10 @@ try:
     if r.returncode != 1 or "not a socket" not in r.stderr:
         vt.fail("regular file: exit %d, stderr: %s" % (r.returncode, r.stderr))
     os.unlink(sock)
-    # one connection at a time: a second front-end is refused while the
-    # first stays connected
+    # one front-end at a time, without lock-out (issue 31): a second
+    # connection takes over from a first that has not negotiated (here: it
+    # sent nothing); once one has negotiated (link up), another is refused
+    # and the first is untouched
     vh = vt.Vhostd(["--iface", sock])
     try:
         vt.wait_for(lambda: os.path.exists(sock), "the socket")
@@ -71,17 +76,33 @@ try:
         a.connect(sock)
         b = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         b.connect(sock)
+        a.settimeout(30)
+        if a.recv(1) != b"":
+            vt.fail("the idle first connection was not preempted")
         b.settimeout(30)
-        if b.recv(1) != b"":
-            vt.fail("second front-end got data")
+        b.sendall(struct.pack("<III", 1, 1, 0))        # GET_FEATURES
+        if len(b.recv(64)) != 20:
+            vt.fail("the second connection was not served")
+        b.close()
+        a.close()
+        vt.wait_for(lambda: "preempted by a new connection" in vh.stderr(), "the log line")
+        fe = vhost_pypeer.FrontEnd(sock)
+        vt.wait_for(lambda: "link up" in vh.stderr(), "link up")
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        c.connect(sock)
+        c.settimeout(30)
+        if c.recv(1) != b"":
+            vt.fail("a front-end after the negotiated one got data")
+        c.close()
+        vt.wait_for(lambda: "negotiated; refusing another" in vh.stderr(), "the refusal")
         # a garbage message closes the first connection, logged once
+        a = fe.s
         a.sendall(b"\x01\x00\x00\x00\x01\x00\x00\x00\xff\xff\xff\xff")
         a.settimeout(30)
         if a.recv(1) != b"":
             vt.fail("connection not closed after a bad message")
         vt.wait_for(lambda: "closing the connection" in vh.stderr(), "the log line")
-        a.close()
-        b.close()
+        fe.close()
         doc = vh.finish()
         vt.expect_eq("link", vh.port(doc)["link"], "down", [vh])
     finally:
