@@ -108,6 +108,29 @@ static void stream_labels(FILE *f, const char *tool, const struct vf_stream_row 
 		"\",lcore=\"%" PRIu64 "\"", r->id, r->rx_port, r->tx_port, r->lcore);
 }
 
+/* The rx modes' two counters per stream: seconds asleep, or wake-ups. */
+static void stream_sleep(FILE *f, const char *tool, unsigned int n, bool wakeups)
+{
+	const char *name = wakeups ? "stream_wakeups_total" : "stream_asleep_seconds_total";
+
+	family(f, name, "counter", wakeups ? "Times the stream's core woke from a sleep (rx modes)" :
+	       "Seconds the stream's core slept (rx modes)");
+	for (unsigned int i = 0; i < n; i++) {
+		struct vf_stream_row r;
+		double s;
+		uint64_t w;
+
+		vf_stats_stream_row(vf_fwd_stream(i), &r);
+		vf_stats_stream_sleep(vf_fwd_stream(i), &s, &w);
+		fprintf(f, "vf_%s", name);
+		stream_labels(f, tool, &r);
+		if (wakeups)
+			fprintf(f, "} %" PRIu64 "\n", w);
+		else
+			fprintf(f, "} %.6f\n", s);
+	}
+}
+
 static void streams(FILE *f, const char *tool)
 {
 	unsigned int n = vf_fwd_nb_streams();
@@ -153,30 +176,8 @@ static void streams(FILE *f, const char *tool)
 		}
 	}
 	/* rx modes: what each stream's core slept (0 where it polls) */
-	family(f, "stream_asleep_seconds_total", "counter", "Seconds the stream's core slept (rx modes)");
-	for (unsigned int i = 0; i < n; i++) {
-		struct vf_stream_row r;
-		double s;
-		uint64_t w;
-
-		vf_stats_stream_row(vf_fwd_stream(i), &r);
-		vf_stats_stream_sleep(vf_fwd_stream(i), &s, &w);
-		fputs("vf_stream_asleep_seconds_total", f);
-		stream_labels(f, tool, &r);
-		fprintf(f, "} %.6f\n", s);
-	}
-	family(f, "stream_wakeups_total", "counter", "Times the stream's core woke from a sleep (rx modes)");
-	for (unsigned int i = 0; i < n; i++) {
-		struct vf_stream_row r;
-		double s;
-		uint64_t w;
-
-		vf_stats_stream_row(vf_fwd_stream(i), &r);
-		vf_stats_stream_sleep(vf_fwd_stream(i), &s, &w);
-		fputs("vf_stream_wakeups_total", f);
-		stream_labels(f, tool, &r);
-		fprintf(f, "} %" PRIu64 "\n", w);
-	}
+	stream_sleep(f, tool, n, false);
+	stream_sleep(f, tool, n, true);
 	family(f, "fwd_running", "gauge", "1 while forwarding runs");
 	fprintf(f, "vf_fwd_running{tool=\"%s\"} %d\n", tool, vf_fwd_running() ? 1 : 0);
 	family(f, "fwd_elapsed_seconds", "gauge", "Seconds of forwarding of the current (or last) run");
