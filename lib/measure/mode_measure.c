@@ -42,12 +42,14 @@ struct meas_tx {
 	uint8_t epoch;
 	uint32_t clear_seen;
 	uint32_t nflows;
-	uint32_t base_sum;		/* vf_stamp_base_sum of the template */
+	uint64_t base_sum;		/* the checksum's constant part: vf_stamp_base_sum
+					 * of the template plus magic and stream */
 	uint32_t ip_sum0;		/* IPv4 header sum without checksum and source low half */
 	uint64_t seq;			/* next to stamp */
 	volatile uint64_t sent;		/* accepted by the port, this run */
 	uint16_t npend;			/* stamped, refused by a full ring: offered again */
 	struct rte_mbuf *pend[VF_MAX_BURST];
+	uint64_t psum[VF_MAX_BURST];	/* pend[i]'s checksum sum, all but the TSC */
 	uint8_t frame[];
 };
 
@@ -82,11 +84,15 @@ static inline uint16_t rd16(const uint8_t *p)
 	return w;
 }
 
-/* Copies the template, sets the flow's source address and port, the IPv4
- * checksum, and stamps it (tsc 0: set by the second pass). */
-static inline void fill_one(struct meas_tx *t, uint8_t *d, uint8_t epoch)
+/* Copies the template (magic and stream already in it), sets the flow's
+ * source address and port, the IPv4 checksum, the stamp's flow, epoch and
+ * sequence number, and returns the UDP checksum's sum of everything but the
+ * TSC, which the second pass adds (RFC 1624: the sum is updated by the
+ * words that change, never taken over the frame again). */
+static inline uint64_t fill_one(struct meas_tx *t, uint8_t *d, uint8_t epoch)
 {
 	uint32_t flow = t->nflows > 1 ? (uint32_t)(t->seq % t->nflows) : 0;
+	uint64_t sum = t->base_sum;
 	uint16_t ck;
 
 	rte_memcpy(d, t->frame, t->len);
@@ -103,19 +109,22 @@ static inline void fill_one(struct meas_tx *t, uint8_t *d, uint8_t epoch)
 
 	memcpy(d + VF_STAMP_OFF + 4, &fe, 4);
 	memcpy(d + VF_STAMP_OFF + 8, &seq, 8);
+	/* each term below 2^32 and a handful of them: no carry out of 64 bits */
+	return sum + rd16(d + 28) + rd16(d + 34) + fe + (uint32_t)seq + (seq >> 32);
 }
 
-/* Second pass, right before the tx burst: the stamp with the TSC. */
-static inline void stamp_one(struct meas_tx *t, uint8_t *d, uint16_t stream, uint64_t tsc)
+/* Second pass, right before the tx burst: the TSC and the checksum. */
+static inline void stamp_one(uint8_t *d, uint64_t psum, uint64_t tsc)
 {
-	struct vf_stamp s = { .stream = stream, .tsc = tsc };
-	uint32_t fe;
+	uint32_t lo = (uint32_t)tsc;
+	uint16_t hi = (uint16_t)(tsc >> 32), ck;
 
-	memcpy(&fe, d + VF_STAMP_OFF + 4, 4);
-	s.flow = fe & 0xffffff;
-	s.epoch = (uint8_t)(fe >> 24);
-	memcpy(&s.seq, d + VF_STAMP_OFF + 8, 8);
-	vf_stamp_write(d, &s, t->base_sum + rd16(d + 28) + rd16(d + 34));
+	memcpy(d + VF_STAMP_OFF + 16, &lo, 4);
+	memcpy(d + VF_STAMP_OFF + 20, &hi, 2);
+	ck = (uint16_t)~vf_csum_fold64(psum + lo + hi);
+	if (ck == 0)
+		ck = 0xffff;	/* 0 means "no checksum" in UDP/IPv4 */
+	memcpy(d + VF_STAMP_OFF - 2, &ck, 2);
 }
 
 static void tx_pending(struct vf_stream *fs, struct meas_tx *t)
@@ -124,13 +133,15 @@ static void tx_pending(struct vf_stream *fs, struct meas_tx *t)
 	uint16_t sent;
 
 	for (uint16_t i = 0; i < t->npend; i++)
-		stamp_one(t, rte_pktmbuf_mtod(t->pend[i], uint8_t *), fs->id, tsc);
+		stamp_one(rte_pktmbuf_mtod(t->pend[i], uint8_t *), t->psum[i], tsc);
 	sent = vf_port_tx(fs->tx_port, fs->tx_queue, t->pend, t->npend);
 	vf_ctr_add(fs->tx_packets, sent);
 	t->sent += sent;
 	t->npend -= sent;
-	if (t->npend)
+	if (t->npend) {
 		memmove(t->pend, t->pend + sent, t->npend * sizeof(t->pend[0]));
+		memmove(t->psum, t->psum + sent, t->npend * sizeof(t->psum[0]));
+	}
 }
 
 static void tx_burst(struct vf_stream *fs, struct meas_tx *t)
@@ -151,7 +162,7 @@ static void tx_burst(struct vf_stream *fs, struct meas_tx *t)
 	if (fs->cfg->count)
 		fs->gen_left -= n;
 	for (uint16_t i = 0; i < n; i++)
-		fill_one(t, rte_pktmbuf_mtod(t->pend[i], uint8_t *), t->epoch);
+		t->psum[i] = fill_one(t, rte_pktmbuf_mtod(t->pend[i], uint8_t *), t->epoch);
 	t->npend = n;
 	tx_pending(fs, t);
 }
@@ -181,10 +192,29 @@ static void core_sync(struct meas_core *c)
 	}
 }
 
+/* A run of frames of one stream sent in one burst: they left with one TSC
+ * and arrived in one burst, so they share one latency; the histogram and
+ * the jitter take the run at once (jitter inside it is 0). */
+static inline void rec_run(struct meas_rec *r, uint64_t tsc, uint64_t now, uint32_t n,
+			   int rx_port)
+{
+	uint64_t lat = (now - tsc) & VF_STAMP_TSC_MASK;
+
+	lat = (uint64_t)(((unsigned __int128)lat * ns_mult) >> 32);
+	vf_hist_add_n(&r->hist, lat, n);
+	if (r->jit_n)
+		r->jit_sum += lat > r->last_lat ? lat - r->last_lat : r->last_lat - lat;
+	r->jit_n += n;
+	r->last_lat = lat;
+	r->rx_port = rx_port;
+}
+
 static void rx_account(struct meas_core *c, struct rte_mbuf **pkts, uint16_t n,
 		       uint16_t rx_port, uint32_t nflows)
 {
-	uint64_t now = rte_rdtsc() & VF_STAMP_TSC_MASK;
+	uint64_t now = rte_rdtsc() & VF_STAMP_TSC_MASK, run_tsc = 0;
+	struct meas_rec *run = NULL;
+	uint32_t run_n = 0;
 	uint8_t buf[MAX_FRAME];
 
 	for (uint16_t i = 0; i < n; i++) {
@@ -194,7 +224,6 @@ static void rx_account(struct meas_core *c, struct rte_mbuf **pkts, uint16_t n,
 		struct vf_stamp s;
 		enum vf_stamp_result res;
 		struct meas_rec *r;
-		uint64_t lat;
 
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
@@ -206,7 +235,7 @@ static void rx_account(struct meas_core *c, struct rte_mbuf **pkts, uint16_t n,
 				len = m->pkt_len;
 			}
 		}
-		res = vf_stamp_parse(d, len, &s);
+		res = vf_stamp_parse_fast(d, len, &s);
 		if (unlikely(res != VF_STAMP_OK)) {
 			if (res == VF_STAMP_FOREIGN)
 				c->foreign++;
@@ -219,6 +248,10 @@ static void rx_account(struct meas_core *c, struct rte_mbuf **pkts, uint16_t n,
 			continue;
 		}
 		if (unlikely(s.epoch != c->epoch)) {
+			if (run_n) {	/* a clear resets the records: close the run first */
+				rec_run(run, run_tsc, now, run_n, rx_port);
+				run_n = 0;
+			}
 			core_sync(c);	/* a clear this core has not seen yet */
 			if (s.epoch != c->epoch) {
 				c->stale++;
@@ -231,14 +264,18 @@ static void rx_account(struct meas_core *c, struct rte_mbuf **pkts, uint16_t n,
 			continue;
 		}
 		vf_seq_add(&r->seq, s.seq);
-		r->rx_port = rx_port;
-		lat = (now - s.tsc) & VF_STAMP_TSC_MASK;
-		lat = (uint64_t)(((unsigned __int128)lat * ns_mult) >> 32);
-		vf_hist_add(&r->hist, lat);
-		if (r->jit_n++)
-			r->jit_sum += lat > r->last_lat ? lat - r->last_lat : r->last_lat - lat;
-		r->last_lat = lat;
+		if (likely(r == run && s.tsc == run_tsc)) {
+			run_n++;
+			continue;
+		}
+		if (run_n)
+			rec_run(run, run_tsc, now, run_n, rx_port);
+		run = r;
+		run_tsc = s.tsc;
+		run_n = 1;
 	}
+	if (run_n)
+		rec_run(run, run_tsc, now, run_n, rx_port);
 }
 
 static void measure_fwd(struct vf_stream *fs)
@@ -323,7 +360,13 @@ static void measure_init(struct vf_stream *fs)
 	vf_pkt_build_udp(t->frame, len, fs->tx_port->mac, cfg->peer[fs->tx_port->id].addr_bytes, 0);
 	t->frame[28] = 0;	/* the template's source low half and sport: 0 */
 	t->frame[29] = 1;	/* flow 0 (the 1 + flow % 254 of vf_pkt_build_udp) */
-	t->base_sum = vf_stamp_base_sum(t->frame, len);
+	{
+		uint16_t magic = VF_STAMP_MAGIC, stream = (uint16_t)fs->id;
+
+		memcpy(t->frame + VF_STAMP_OFF, &magic, 2);
+		memcpy(t->frame + VF_STAMP_OFF + 2, &stream, 2);
+		t->base_sum = (uint64_t)vf_stamp_base_sum(t->frame, len) + magic + stream;
+	}
 	{
 		uint8_t ip[20];
 		memcpy(ip, t->frame + 14, 20);
