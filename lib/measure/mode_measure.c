@@ -42,6 +42,7 @@ struct meas_tx {
 	uint8_t epoch;
 	uint32_t clear_seen;
 	uint32_t nflows;
+	uint32_t flow;			/* seq % nflows, kept by counting, not dividing */
 	uint64_t base_sum;		/* the checksum's constant part: vf_stamp_base_sum
 					 * of the template plus magic and stream */
 	uint32_t ip_sum0;		/* IPv4 header sum without checksum and source low half */
@@ -94,14 +95,16 @@ static inline uint16_t rd16(const uint8_t *p)
  * words that change, never taken over the frame again). */
 static inline uint64_t fill_one(struct meas_tx *t, uint8_t *d, uint8_t epoch)
 {
-	uint32_t flow = t->nflows > 1 ? (uint32_t)(t->seq % t->nflows) : 0;
+	uint32_t flow = t->flow, lo = flow & 0xff;
 	uint64_t sum = t->base_sum;
 	uint16_t ck;
 
+	if (++t->flow == t->nflows)
+		t->flow = 0;
 	rte_memcpy(d, t->frame, t->len);
 	if (flow) {
 		d[28] = (uint8_t)(flow >> 8);
-		d[29] = (uint8_t)(1 + (flow & 0xff) % 254);
+		d[29] = (uint8_t)(1 + (lo >= 254 ? lo - 254 : lo));	/* 1 + lo % 254 */
 		d[34] = (uint8_t)((9 + (flow >> 16)) >> 8);
 		d[35] = (uint8_t)(9 + (flow >> 16));
 		ck = (uint16_t)~vf_stamp_fold(t->ip_sum0 + rd16(d + 28));
@@ -211,6 +214,7 @@ static void release_pending(struct vf_stream *fs, struct meas_tx *t)
 	/* Stamped but never accepted: not sent, so not lost either; the
 	 * sequence numbers are taken back. */
 	t->seq -= t->npend;
+	t->flow = (uint32_t)(t->seq % t->nflows);
 	if (fs->cfg->count)
 		fs->gen_left += t->npend;
 	rte_pktmbuf_free_bulk(t->pend, t->npend);
@@ -328,6 +332,7 @@ static void measure_fwd(struct vf_stream *fs)
 		t->clear_seen = clear_req;
 		t->epoch = c->epoch;
 		t->seq = 0;
+		t->flow = 0;
 		t->sent = 0;
 		fs->gen_left = fs->cfg->count;
 	}
@@ -533,6 +538,7 @@ void vf_meas_clear(void)
 		t->clear_seen = clear_req;
 		t->epoch = cur_epoch();
 		t->seq = 0;
+		t->flow = 0;
 		t->sent = 0;
 	}
 }
