@@ -43,6 +43,7 @@ struct meas_tx {
 	uint32_t clear_seen;
 	uint32_t nflows;
 	uint32_t flow;			/* seq % nflows, kept by counting, not dividing */
+	uint16_t src0, sport0;		/* the template's words at 28 and 34 (flow 0) */
 	uint64_t base_sum;		/* the checksum's constant part: vf_stamp_base_sum
 					 * of the template plus magic and stream */
 	uint32_t ip_sum0;		/* IPv4 header sum without checksum and source low half */
@@ -96,18 +97,23 @@ static inline uint16_t rd16(const uint8_t *p)
 static inline uint64_t fill_one(struct meas_tx *t, uint8_t *d, uint8_t epoch)
 {
 	uint32_t flow = t->flow, lo = flow & 0xff;
-	uint64_t sum = t->base_sum;
-	uint16_t ck;
+	uint16_t src = t->src0, sport = t->sport0, ck;
 
 	if (++t->flow == t->nflows)
 		t->flow = 0;
 	rte_memcpy(d, t->frame, t->len);
 	if (flow) {
-		d[28] = (uint8_t)(flow >> 8);
-		d[29] = (uint8_t)(1 + (lo >= 254 ? lo - 254 : lo));	/* 1 + lo % 254 */
-		d[34] = (uint8_t)((9 + (flow >> 16)) >> 8);
-		d[35] = (uint8_t)(9 + (flow >> 16));
-		ck = (uint16_t)~vf_stamp_fold(t->ip_sum0 + rd16(d + 28));
+		/* The words built in registers and stored whole: bytes stored
+		 * one by one and read back as a word stall the load. */
+		uint8_t sb[2] = { (uint8_t)(flow >> 8),
+				  (uint8_t)(1 + (lo >= 254 ? lo - 254 : lo)) };	/* 1 + lo % 254 */
+		uint8_t pb[2] = { (uint8_t)((9 + (flow >> 16)) >> 8), (uint8_t)(9 + (flow >> 16)) };
+
+		memcpy(&src, sb, 2);
+		memcpy(&sport, pb, 2);
+		memcpy(d + 28, &src, 2);
+		memcpy(d + 34, &sport, 2);
+		ck = (uint16_t)~vf_stamp_fold(t->ip_sum0 + src);
 		memcpy(d + 24, &ck, 2);
 	}
 	uint32_t fe = (flow & 0xffffff) | (uint32_t)epoch << 24;
@@ -116,7 +122,7 @@ static inline uint64_t fill_one(struct meas_tx *t, uint8_t *d, uint8_t epoch)
 	memcpy(d + VF_STAMP_OFF + 4, &fe, 4);
 	memcpy(d + VF_STAMP_OFF + 8, &seq, 8);
 	/* each term below 2^32 and a handful of them: no carry out of 64 bits */
-	return sum + rd16(d + 28) + rd16(d + 34) + fe + (uint32_t)seq + (seq >> 32);
+	return t->base_sum + src + sport + fe + (uint32_t)seq + (seq >> 32);
 }
 
 /* Second pass, right before the tx burst: the TSC and the checksum. */
@@ -408,6 +414,8 @@ static void measure_init(struct vf_stream *fs)
 	vf_pkt_build_udp(t->frame, len, fs->tx_port->mac, cfg->peer[fs->tx_port->id].addr_bytes, 0);
 	t->frame[28] = 0;	/* the template's source low half and sport: 0 */
 	t->frame[29] = 1;	/* flow 0 (the 1 + flow % 254 of vf_pkt_build_udp) */
+	t->src0 = rd16(t->frame + 28);
+	t->sport0 = rd16(t->frame + 34);
 	{
 		uint16_t magic = VF_STAMP_MAGIC, stream = (uint16_t)fs->id;
 
