@@ -356,6 +356,16 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 		return usage_error(tool, "--search runs its own trials: no -i, --duration or --count with it");
 	if (app->ses.search.on && app->ses.search.max_rate && app->ses.search.max_rate <= app->ses.search.min_rate)
 		return usage_error(tool, "--max-rate must be above --min-rate");
+	if (app->ses.fwd.pattern.kind == VF_PATTERN_BURST && app->ses.fwd.pattern.burst_ns &&
+	    (app->ses.rate_spec.value > 0 || app->ses.search.on))
+		return usage_error(tool, "--pattern burst:N/T sets the rate itself: not with --rate or "
+				   "--search (give burst:N for bursts of N at --rate)");
+	if (app->ses.fwd.pattern.kind != VF_PATTERN_CONSTANT && !app->ses.fwd.mode->generates)
+		return usage_error(tool, "--pattern shapes what a generating mode sends: txonly, flowgen or measure");
+	if (app->ses.fwd.pattern.kind != VF_PATTERN_CONSTANT && !app->ses.search.on &&
+	    !(app->ses.fwd.pattern.kind == VF_PATTERN_BURST && app->ses.fwd.pattern.burst_ns) &&
+	    app->ses.rate_spec.value == 0)
+		return usage_error(tool, "--pattern burst:N and poisson need a mean rate: give --rate");
 	if (app->ses.search.nb_goals && app->ses.search.bisect)
 		return usage_error(tool, "--search-goal sets MLRsearch's goals: not with --search-method bisect");
 	if (app->ses.search.nb_goals && app->ses.search.pdr_loss_given)
@@ -417,6 +427,11 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 	app->ses.fwd.pool = pool;
 	if (setup_ports(app)) {
 		status = 1;
+		goto out;
+	}
+	if (vf_session_resolve_rates(&app->ses, err, sizeof(err))) {
+		VF_ERR("%s", err);
+		status = EXIT_USAGE;
 		goto out;
 	}
 	if (app->ses.capture_file[0] &&

@@ -10,6 +10,7 @@
 #include <rte_mbuf.h>
 
 #include "vf_ctr.h"
+#include "vf_pace.h"
 #include "vf_port.h"
 
 #define VF_MAX_BURST   512
@@ -34,7 +35,8 @@ struct vf_stream {
 	uint64_t rx_bursts[VF_MAX_BURST + 1];	/* histogram of rx burst sizes */
 	/* mode state (txonly/flowgen sequence, rate limiter) */
 	uint64_t seq;
-	uint64_t tb_tokens, tb_last_tsc, tb_rate;	/* token bucket, tokens<<20 */
+	uint64_t tb_tokens, tb_last_tsc, tb_rate;	/* token bucket: packets x tsc_hz */
+	struct vf_pace pace;		/* --pattern burst or poisson: credits the bucket */
 	uint64_t gen_left;		/* --count: packets still to generate */
 	void *mode_priv;		/* e.g. the txonly frame template */
 	const struct vf_fwd_mode *priv_mode;	/* the mode mode_priv belongs to */
@@ -75,6 +77,7 @@ struct vf_fwd_cfg {
 	uint16_t txpkts;		/* txonly/flowgen frame length */
 	uint32_t nb_flows;		/* flowgen */
 	uint64_t rate_pps;		/* generator pacing, 0: unlimited */
+	struct vf_pattern pattern;	/* --pattern: how the frames of rate_pps fall */
 	uint64_t count;			/* generators: packets per stream, 0: no limit */
 	uint32_t drain_ms;		/* modes that drain: receive this long after the last send */
 	bool record_cycles;		/* --record-core-cycles: time each poll */
