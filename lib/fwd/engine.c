@@ -306,6 +306,9 @@ int vf_fwd_start(unsigned int tx_first_bursts)
 			streams[i].tb_last_tsc = start_tsc;
 			vf_pace_start(&streams[i].pace, &streams[i].cfg->pattern, start_tsc,
 				      rte_get_tsc_hz(), i, nb_streams);
+		} else {
+			/* a rate set later ('set rate') starts its schedule then */
+			streams[i].pace.started = false;
 		}
 	running = true;
 	for (unsigned int i = 0; i < nb_lcores_used; i++) {

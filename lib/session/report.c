@@ -104,22 +104,6 @@ static void print_summary(struct vf_session *ses, struct vf_out *o, double elaps
 		     cnt, elapsed, rate, drop);
 }
 
-void vf_session_load(const struct vf_session *ses, struct vf_session_load *l)
-{
-	struct vf_meas_stream all;
-	unsigned int ns = vf_fwd_nb_streams() ? vf_fwd_nb_streams() : 1;
-
-	vf_meas_sum(&all);
-	l->intended_pps = (double)ses->fwd.rate_pps;
-	if (vf_pattern_pps(&ses->fwd.pattern) > 0)	/* burst:N/T: exact, not rounded */
-		l->intended_pps = vf_pattern_pps(&ses->fwd.pattern);
-	l->effective_s = vf_fwd_elapsed();
-	l->offered_pps = l->effective_s > 0 ? (double)all.sent / l->effective_s : 0;
-	l->limited = ses->fwd.rate_pps && !ses->fwd.count && l->effective_s > 0 &&
-		     (double)all.sent < l->intended_pps * l->effective_s * 0.99 -
-					2.0 * ses->fwd.burst * ns;
-}
-
 void vf_session_print_stats(struct vf_session *ses, bool final)
 {
 	struct vf_out *o = vf_out_new(ses->json);

@@ -117,7 +117,8 @@ void vf_session_unlock(void);
 void vf_session_prom_start(struct vf_session *ses);
 void vf_session_prom_stop(struct vf_session *ses);
 
-/* The load of a measuring run: asked (fwd.rate_pps, 0: unthrottled), what
+/* rates.c: the load of a measuring run: asked (fwd.rate_pps, or a
+ * burst:N/T pattern's exact N/T; 0: unthrottled), what
  * the ports took (frames sent / effective), over how long, and whether it
  * fell short of the asked load by more than 1 % and two bursts per stream
  * (tester-limited; only judged for runs that end by time or signal, as a
