@@ -132,7 +132,7 @@ static int rate(const char *arg, struct vf_rate *spec, uint64_t *pps, const char
 	char msg[320];
 
 	if (vf_rate_parse(arg, spec, msg, sizeof(msg))) {
-		snprintf(err, errlen, "bad %s: %s", what, msg);
+		snprintf(err, errlen, "bad %s '%s': %s", what, arg, msg);
 		return -1;
 	}
 	if (spec->unit == VF_RATE_PPS)

@@ -52,16 +52,17 @@ int vf_rate_parse(const char *s, struct vf_rate *r, char *err, size_t errlen)
 	default: lo = 1; hi = 1e13; break;
 	}
 	if (v < lo || v > hi) {
-		snprintf(err, errlen, "'%s' is out of range: %s", s,
+		snprintf(err, errlen, "out of range: %s; expected %s",
 			 unit == VF_RATE_PPS ? "1 pps .. 1 Gpps" :
-			 unit == VF_RATE_PCT ? "above 0 and at most 100 %" : "1 bit/s .. 10 Tbit/s");
+			 unit == VF_RATE_PCT ? "above 0 and at most 100 %" : "1 bit/s .. 10 Tbit/s",
+			 VF_RATE_SPEC_FORMS);
 		return -1;
 	}
 	r->unit = unit;
 	r->value = v;
 	return 0;
 bad:
-	snprintf(err, errlen, "'%s' is not a rate: expected %s", s ? s : "", VF_RATE_SPEC_FORMS);
+	snprintf(err, errlen, "expected %s", VF_RATE_SPEC_FORMS);
 	return -1;
 }
 

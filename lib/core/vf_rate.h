@@ -31,11 +31,12 @@ struct vf_rate {
 
 /* What vf_rate_parse accepts, for --help and messages. */
 #define VF_RATE_SPEC_FORMS \
-	"PPS (200000, 200k, 1.5Mpps), L2 bit/s (1Mbps, 10Gbps), L1 bit/s (10Gbps-L1) or a percent of the link (50%)"
+	"packets/s (200000, 200k, 1.5M, 1.5Mpps, 1G), L2 bit/s (1Mbps, 10Gbps), L1 bit/s (10Gbps-L1) " \
+	"or a percent of the link (50%)"
 
-/* A number (decimals allowed) with an optional k, M or G and a unit: none
+/* A number (decimals allowed) with an optional k, M, G or T and a unit: none
  * or pps (packets/s), bps (L2), bps-L1 or bpsL1 (L1, either case), or %.
- * 0, or -1 with a message in err; *r unchanged then.  Bounds: 1 pps ..
+ * 0, or -1 with what is accepted in err (not s itself); *r unchanged then.  Bounds: 1 pps ..
  * 1 Gpps, 1 bit/s .. 10 Tbit/s, percent in (0, 100]. */
 int vf_rate_parse(const char *s, struct vf_rate *r, char *err, size_t errlen);
 

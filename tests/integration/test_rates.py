@@ -78,7 +78,7 @@ check(re.search(r"^\s*offered\s+\S+ kpps\s+\S+ Mbit/s\s+\S+ Mbit/s\s*$", r.stdou
 check("asked as 10 Mbit/s L1" in r.stdout and "4-byte FCS" in r.stdout, r.stdout)
 
 # refused, with a reason, before any traffic
-for args, why in [(["--rate", "10Gbit"], "not a rate"), (["--rate", "101%"], "out of range"),
+for args, why in [(["--rate", "10Gbit"], "bad --rate '10Gbit': expected packets/s"), (["--rate", "101%"], "out of range"),
                   (["--pattern", "burst:0/1ms"], "bad burst"),
                   (["--pattern", "burst:64/1ms", "--rate", "1k"], "sets the rate itself"),
                   (["--pattern", "poisson"], "need a mean rate"),
