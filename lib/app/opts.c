@@ -61,6 +61,17 @@ int vf_app_port_kv(struct vf_app *app, const struct vf_opt *o, const char *arg, 
 	return 0;
 }
 
+static int set_str(char *dst, size_t len, const char *arg, const char *what,
+		   char *err, size_t errlen)
+{
+	if (!*arg || strlen(arg) >= len) {
+		snprintf(err, errlen, "bad %s: expected 1..%zu characters", what, len - 1);
+		return -1;
+	}
+	strcpy(dst, arg);
+	return 0;
+}
+
 #define U(field, lo, hi, what) do {					\
 		uint64_t v_;						\
 		if (vf_parse_u64(arg, lo, hi, &v_)) {			\
@@ -152,6 +163,18 @@ static int o_pattern(struct vf_app *app, const char *arg, char *err, size_t errl
 	}
 	return 0;
 }
+static int o_pcap(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ return set_str(app->ses.pcap_file, sizeof(app->ses.pcap_file), arg, "--pcap", err, errlen); }
+static int o_speed(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	if (vf_parse_double(arg, 0.001, 1e6, &app->ses.fwd.replay_speed)) {
+		snprintf(err, errlen, "bad --speed '%s': expected a factor in 0.001..1000000 (2: twice as fast)", arg);
+		return -1;
+	}
+	return 0;
+}
+static int o_loop(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(fwd.replay_loops, 0, UINT64_MAX, "--loop"); return 0; }
 static int o_count(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { U(fwd.count, 1, UINT64_MAX, "--count"); return 0; }
 static int o_mbufs(struct vf_app *app, const char *arg, char *err, size_t errlen)
@@ -218,16 +241,6 @@ static int o_stats_period(struct vf_app *app, const char *arg, char *err, size_t
 	return 0;
 }
 
-static int set_str(char *dst, size_t len, const char *arg, const char *what,
-		   char *err, size_t errlen)
-{
-	if (!*arg || strlen(arg) >= len) {
-		snprintf(err, errlen, "bad %s: expected 1..%zu characters", what, len - 1);
-		return -1;
-	}
-	strcpy(dst, arg);
-	return 0;
-}
 
 static int o_stats_file(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { return set_str(app->ses.stats_file, sizeof(app->ses.stats_file), arg, "--stats-file", err, errlen); }
@@ -435,6 +448,12 @@ const struct vf_opt vf_common_opts[] = {
 	  "burst:N/T (N frames every T, e.g. burst:64/1ms), burst:N (bursts of N at --rate) "
 	  "or poisson[:SEED] (random arrivals at --rate)",
 	  VF_COMP_CHOICES, "constant|burst:|poisson", o_pattern },
+	{ "pcap", 0, "FILE", "replay: the capture to send (pcap or pcapng, Ethernet), read into memory at start",
+	  VF_COMP_FILE, NULL, o_pcap },
+	{ "speed", 0, "FACTOR", "replay: play the recorded timing FACTOR times as fast (default 1); --rate paces instead",
+	  VF_COMP_NONE, NULL, o_speed },
+	{ "loop", 0, "N", "replay: send the capture N times, then end the run (default 1; 0: until stopped)",
+	  VF_COMP_NONE, NULL, o_loop },
 	{ "count", 0, "N", "txonly/flowgen/measure: packets to generate per stream, then idle (measure: then stop) (default: unlimited)",
 	  VF_COMP_NONE, NULL, o_count },
 	{ "drain-ms", 0, "MS", "measure: receive this long after the last send, so late packets count (default 100)",

@@ -11,6 +11,7 @@
 
 #include "vf_ctr.h"
 #include "vf_pace.h"
+#include "vf_pcap_read.h"
 #include "vf_port.h"
 
 #define VF_MAX_BURST   512
@@ -78,6 +79,10 @@ struct vf_fwd_cfg {
 	uint32_t nb_flows;		/* flowgen */
 	uint64_t rate_pps;		/* generator pacing, 0: unlimited */
 	struct vf_pattern pattern;	/* --pattern: how the frames of rate_pps fall */
+	/* replay: the capture (--pcap, in memory), --speed and --loop (0: forever) */
+	const struct vf_pcap *replay;
+	double replay_speed;
+	uint64_t replay_loops;
 	uint64_t count;			/* generators: packets per stream, 0: no limit */
 	uint32_t drain_ms;		/* modes that drain: receive this long after the last send */
 	bool record_cycles;		/* --record-core-cycles: time each poll */
@@ -112,6 +117,9 @@ void vf_fwd_stats_clear(void);
 void vf_fwd_wake(void);
 /* Forwarding lcores available (all EAL lcores but the main one). */
 unsigned int vf_fwd_lcores_available(void);
+
+/* replay: every stream has sent its --loop passes over the capture. */
+bool vf_fwd_replay_done(void);
 
 /* Helpers shared by the modes. */
 uint16_t vf_fwd_tx_and_free(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t n);

@@ -15,6 +15,8 @@ unsigned int vf_session_frame_len(const struct vf_session *ses)
 {
 	unsigned int len = ses->fwd.txpkts;
 
+	if (ses->fwd.replay && ses->fwd.replay->n)	/* a capture: its mean frame */
+		return (unsigned int)((ses->fwd.replay->bytes + ses->fwd.replay->n / 2) / ses->fwd.replay->n);
 	if (ses->fwd.mode && ses->fwd.mode->drains && len < VF_STAMP_MIN_FRAME)
 		len = VF_STAMP_MIN_FRAME;
 	return len;

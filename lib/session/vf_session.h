@@ -70,6 +70,9 @@ struct vf_session {
 	 * and percentages become fwd.rate_pps and search.min_rate/max_rate
 	 * once the ports exist (vf_session_resolve_rates) */
 	struct vf_rate rate_spec, min_rate_spec, max_rate_spec;
+	/* replay: --pcap, read once before the run (fwd.replay points here) */
+	char pcap_file[512];
+	struct vf_pcap pcap;
 	/* measuring */
 	char hist_file[512];
 	struct vf_meas_limits limits;
@@ -130,7 +133,8 @@ struct vf_session_load {
 void vf_session_load(const struct vf_session *ses, struct vf_session_load *l);
 
 /* rates.c: the frame length the generators send (bytes without FCS: the
- * measuring mode's stamp needs at least its minimum frame). */
+ * measuring mode's stamp needs at least its minimum frame; replay: the
+ * capture's mean frame). */
 unsigned int vf_session_frame_len(const struct vf_session *ses);
 /* Turns the rates given in bit/s or percent into packets per second with
  * the frame length in use and, for a percentage, the ports' link speed:
