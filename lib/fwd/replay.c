@@ -54,25 +54,29 @@ static void replay_init(struct vf_stream *fs)
 	r->pass_cycles = (uint64_t)(span / r->ns_per_cycle) + 1;
 }
 
-/* Frames due now, at most max: by the recorded time, or by the rate. */
+/* Frames due now, at most a burst: by the rate (and --pattern), or by the
+ * recorded time of this pass's frames; --count bounds both. */
 static uint16_t due(struct vf_stream *fs, struct replay *r, const struct vf_pcap *cap)
 {
 	uint16_t n = 0, max = fs->burst;
 
-	if (fs->tb_rate)
-		return vf_fwd_gen_budget(fs);	/* --rate, --pattern and --count */
-	uint64_t now = rte_rdtsc();
+	if (fs->tb_rate) {
+		n = vf_fwd_gen_budget(fs);	/* capped by --count already */
+	} else {
+		uint64_t now = rte_rdtsc();
 
-	if (!r->t0)
-		r->t0 = now;
-	if (now < r->t0)
-		return 0;	/* the gap before the next pass */
-	double at = (double)(now - r->t0) * r->ns_per_cycle;
+		if (!r->t0)
+			r->t0 = now;
+		if (now < r->t0)
+			return 0;	/* the gap before the next pass */
+		double at = (double)(now - r->t0) * r->ns_per_cycle;
 
-	if (fs->cfg->count && fs->gen_left < max)
-		max = (uint16_t)fs->gen_left;
-	while (n < max && r->next + n < cap->n && (double)cap->frames[r->next + n].ts_ns <= at)
-		n++;
+		if (fs->cfg->count && fs->gen_left < max)
+			max = (uint16_t)fs->gen_left;
+		while (n < max && r->next + n < cap->n &&
+		       (double)cap->frames[r->next + n].ts_ns <= at)
+			n++;
+	}
 	if (fs->cfg->count)
 		fs->gen_left -= n;
 	return n;
@@ -83,38 +87,41 @@ static void replay_fwd(struct vf_stream *fs)
 	struct replay *r = fs->mode_priv;
 	const struct vf_pcap *cap = fs->cfg->replay;
 	struct rte_mbuf *pkts[VF_MAX_BURST];
-	uint16_t n = 0;
+	uint16_t n, room;
+	uint64_t rearm;
 
 	if (!r || r->done || __atomic_load_n(&vf__fwd_draining, __ATOMIC_RELAXED))
 		return;
 	n = due(fs, r, cap);
-	if (n > cap->n - r->next)
-		n = (uint16_t)(cap->n - r->next);	/* a pass ends a burst */
 	if (!n)
 		return;
 	if (rte_mempool_get_bulk(fs->cfg->pool, (void **)pkts, n) < 0) {
 		vf_ctr_add(fs->fwd_dropped, n);
 		return;
 	}
-	uint16_t room = rte_pktmbuf_data_room_size(fs->cfg->pool);
-	uint64_t rearm = vf_mbuf_rearm_word(RTE_PKTMBUF_HEADROOM < room ? RTE_PKTMBUF_HEADROOM : room,
-					    fs->tx_port->id);
+	room = rte_pktmbuf_data_room_size(fs->cfg->pool);
+	rearm = vf_mbuf_rearm_word(RTE_PKTMBUF_HEADROOM < room ? RTE_PKTMBUF_HEADROOM : room,
+				   fs->tx_port->id);
+	/* at --rate a burst may run over the end of a pass into the next */
 	for (uint16_t i = 0; i < n; i++) {
-		const struct vf_pcap_frame *f = &cap->frames[r->next + i];
+		const struct vf_pcap_frame *f = &cap->frames[r->next];
 
 		vf_mbuf_init_len(pkts[i], rearm, f->len);
 		pkts[i]->tx_offload = 0;
 		rte_memcpy(rte_pktmbuf_mtod(pkts[i], void *), cap->buf + f->off, f->len);
-	}
-	r->next += n;
-	fwd_tx(fs, pkts, n);
-	if (r->next == cap->n) {
+		if (++r->next < cap->n)
+			continue;
 		r->next = 0;
 		r->loops++;
 		r->t0 += r->pass_cycles;
-		if (fs->cfg->replay_loops && r->loops >= fs->cfg->replay_loops)
+		if (fs->cfg->replay_loops && r->loops >= fs->cfg->replay_loops) {
 			__atomic_store_n(&r->done, true, __ATOMIC_RELAXED);
+			rte_mempool_put_bulk(fs->cfg->pool, (void **)(pkts + i + 1), n - i - 1);
+			n = i + 1;
+			break;
+		}
 	}
+	fwd_tx(fs, pkts, n);
 }
 
 /* Nothing to release (mode_priv is the engine's to free); having it says
