@@ -440,7 +440,7 @@ const struct vf_opt vf_common_opts[] = {
 	{ "txpkts", 0, "LEN", "frame length of generated packets, 42..2048: one mbuf (default 64)",
 	  VF_COMP_NONE, NULL, o_txpkts },
 	{ "flows", 0, "N", "flowgen/measure: number of flows (default 1024)", VF_COMP_NONE, NULL, o_flows },
-	{ "rate", 0, "RATE", "txonly/flowgen/measure: all streams together, in packets/s (200k, 1.5Mpps), "
+	{ "rate", 0, "RATE", "txonly/flowgen/measure/replay: all streams together, in packets/s (200k, 1.5Mpps), "
 	  "L2 bit/s with the FCS (1Mbps, 10Gbps), L1 bit/s (10Gbps-L1: also preamble and gap) "
 	  "or percent of each port's link (50%) (default: unlimited)",
 	  VF_COMP_NONE, NULL, o_rate },
