@@ -212,6 +212,8 @@ static int o_tx_first(struct vf_app *app, const char *arg, char *err, size_t err
 { app->ses.tx_first = true; return 0; }
 static int o_record_cycles(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { app->ses.fwd.record_cycles = true; return 0; }
+static int o_one_way(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ app->ses.fwd.one_way = true; return 0; }
 static int o_auto_start(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { app->ses.auto_start = true; return 0; }
 static int o_json(struct vf_app *app, const char *arg, char *err, size_t errlen)
@@ -485,6 +487,8 @@ const struct vf_opt vf_common_opts[] = {
 	{ "eth-peer", 0, "PORT,MAC", "destination MAC for mac mode on PORT (default 02:00:00:00:00:PORT)",
 	  VF_COMP_NONE, NULL, o_eth_peer },
 	{ "tx-first", 0, NULL, "send one burst per stream before forwarding", VF_COMP_NONE, NULL, o_tx_first },
+	{ "one-way", 0, NULL, "generators: of each port pair only the first sends (its frames come back on the second)",
+	  VF_COMP_NONE, NULL, o_one_way },
 	{ "record-core-cycles", 0, NULL, "time each poll: busy share and cycles per packet in the stream stats",
 	  VF_COMP_NONE, NULL, o_record_cycles },
 	{ "auto-start", 'a', NULL, "start forwarding at once (interactive mode)",

@@ -46,6 +46,11 @@ unsigned int vf_fwd_nb_streams(void)
 	return nb_streams;
 }
 
+unsigned int vf_fwd_nb_senders(void)
+{
+	return nb_streams ? streams[0].nb_senders : 0;
+}
+
 struct vf_stream *vf_fwd_stream(unsigned int i)
 {
 	return i < nb_streams ? &streams[i] : NULL;
@@ -117,7 +122,11 @@ int vf_fwd_setup(struct vf_fwd_cfg *cfg, uint16_t nb_q)
 	streams = rte_zmalloc("vf_streams", sizeof(*streams) * n * nb_q, RTE_CACHE_LINE_SIZE);
 	if (!streams)
 		return -ENOMEM;
-	/* Port 2k <-> 2k+1 (in creation order), a lone last port to itself. */
+	/* Port 2k <-> 2k+1 (in creation order), a lone last port to itself.
+	 * --one-way: the stream that sends on port 2k (and receives on 2k+1,
+	 * where its frames come back) generates; its partner only receives. */
+	unsigned int senders = 0;
+
 	for (unsigned int k = 0; k < n; k++) {
 		unsigned int peer = (k ^ 1) < n ? (k ^ 1) : k;
 		for (uint16_t q = 0; q < nb_q; q++) {
@@ -127,11 +136,15 @@ int vf_fwd_setup(struct vf_fwd_cfg *cfg, uint16_t nb_q)
 			fs->tx_port = vf_port_get((uint16_t)ids[peer]);
 			fs->rx_queue = fs->tx_queue = q;
 			fs->cfg = cfg;
+			fs->sends = !cfg->one_way || peer == k || (k & 1);
+			senders += fs->sends;
 			nb_streams++;
 		}
 	}
-	for (unsigned int s = 0; s < nb_streams; s++)
+	for (unsigned int s = 0; s < nb_streams; s++) {
 		streams[s].nb_streams = (uint16_t)nb_streams;
+		streams[s].nb_senders = (uint16_t)(senders ? senders : 1);
+	}
 	nl = cfg->nb_cores ? cfg->nb_cores : avail;
 	if (nl > avail)
 		nl = avail;

@@ -72,7 +72,7 @@ void vf_fwd_gen_init(struct vf_stream *fs)
 	fs->tb_rate = 0;
 	if (cfg->rate_pps) {
 		/* The rate is shared by the generating streams. */
-		fs->tb_rate = cfg->rate_pps / (fs->nb_streams ? fs->nb_streams : 1);
+		fs->tb_rate = cfg->rate_pps / (fs->nb_senders ? fs->nb_senders : 1);
 		if (!fs->tb_rate)
 			fs->tb_rate = 1;
 		fs->tb_tokens = 0;
@@ -84,6 +84,8 @@ uint16_t vf_fwd_gen_budget(struct vf_stream *fs)
 {
 	uint16_t n = fs->burst;
 	/* the shell's 'set rate' may change it under us */
+	if (!fs->sends)
+		return 0;
 	uint64_t rate = __atomic_load_n(&fs->tb_rate, __ATOMIC_RELAXED);
 
 	if (rate) {

@@ -36,7 +36,7 @@ static void replay_init(struct vf_stream *fs)
 	fs->gen_left = cfg->count;
 	fs->tb_rate = 0;
 	if (cfg->rate_pps) {
-		fs->tb_rate = cfg->rate_pps / (fs->nb_streams ? fs->nb_streams : 1);
+		fs->tb_rate = cfg->rate_pps / (fs->nb_senders ? fs->nb_senders : 1);
 		if (!fs->tb_rate)
 			fs->tb_rate = 1;
 		fs->tb_tokens = 0;

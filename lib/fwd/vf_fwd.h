@@ -29,7 +29,9 @@ struct vf_stream {
 	uint16_t rx_queue, tx_queue;
 	uint16_t burst;
 	uint16_t id;
-	uint16_t nb_streams;		/* in this run: generators share the rate */
+	uint16_t nb_streams;		/* in this run */
+	uint16_t nb_senders;		/* streams that generate: they share the rate */
+	bool sends;			/* generates (all do, but --one-way) */
 	unsigned int lcore;
 	const struct vf_fwd_cfg *cfg;
 	uint64_t rx_packets, tx_packets, fwd_dropped;
@@ -86,6 +88,7 @@ struct vf_fwd_cfg {
 	uint64_t count;			/* generators: packets per stream, 0: no limit */
 	uint32_t drain_ms;		/* modes that drain: receive this long after the last send */
 	bool record_cycles;		/* --record-core-cycles: time each poll */
+	bool one_way;			/* --one-way: of a port pair only the first sends */
 	struct rte_ether_addr peer[VF_MAX_PORTS];	/* --eth-peer */
 	struct rte_mempool *pool;
 	unsigned int nb_cores;
@@ -111,6 +114,9 @@ bool vf_fwd_running(void);
 double vf_fwd_elapsed(void);
 
 unsigned int vf_fwd_nb_streams(void);
+/* The streams that generate (all but, with --one-way, those that send on
+ * the second port of a pair); at least 1 once set up. */
+unsigned int vf_fwd_nb_senders(void);
 struct vf_stream *vf_fwd_stream(unsigned int i);
 void vf_fwd_stats_clear(void);
 /* Wakes every sleeping forwarding core (after an rx mode change). */

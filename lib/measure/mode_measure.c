@@ -434,7 +434,7 @@ static void measure_init(struct vf_stream *fs)
 	fs->gen_left = cfg->count;
 	fs->tb_rate = 0;
 	if (cfg->rate_pps) {
-		fs->tb_rate = cfg->rate_pps / (ns ? ns : 1);
+		fs->tb_rate = cfg->rate_pps / vf_fwd_nb_senders();
 		if (!fs->tb_rate)
 			fs->tb_rate = 1;
 		fs->tb_tokens = 0;
@@ -561,6 +561,8 @@ bool vf_meas_all_sent(void)
 		struct vf_stream *fs = vf_fwd_stream(i);
 		const struct meas_tx *t = fs->mode_priv;
 
+		if (!fs->sends)
+			continue;	/* --one-way: a receiver only */
 		if (fs->cfg->mode != &vf_fwd_measure || !fs->cfg->count || !t ||
 		    t->sent < fs->cfg->count)
 			return false;

@@ -261,7 +261,7 @@ static int cmd_set_eth_peer(struct vf_cmd_ctx *c, int argc, char **argv)
 static int cmd_set_rate(struct vf_cmd_ctx *c, int argc, char **argv)
 {
 	uint64_t pps;
-	unsigned int ns = vf_fwd_nb_streams();
+	unsigned int ns = vf_fwd_nb_streams(), senders = vf_fwd_nb_senders();
 
 	if (vf_parse_rate(argv[0], 0, 1000000000ull, &pps))
 		return vf_cmd_error("rate: expected 0 (unlimited) or " VF_RATE_FORMS " (up to 1G)");
@@ -271,7 +271,7 @@ static int cmd_set_rate(struct vf_cmd_ctx *c, int argc, char **argv)
 	/* Running generators pick the new rate up at their next burst. */
 	for (unsigned int i = 0; i < ns && vf_fwd_running(); i++) {
 		struct vf_stream *fs = vf_fwd_stream(i);
-		uint64_t r = pps ? (pps / ns ? pps / ns : 1) : 0;
+		uint64_t r = pps ? (pps / senders ? pps / senders : 1) : 0;
 		__atomic_store_n(&fs->tb_rate, r, __ATOMIC_RELAXED);
 	}
 	return 0;

@@ -8,7 +8,7 @@
    are counted as foreign, ours as lost; --max-loss missed exits 1.
 3. Send on A, receive on B: nullgen's two memif ports through vfwd io
    between two memif server ports; each stream's frames come back on the
-   other port, exactly.
+   other port, exactly; with --one-way only port 0 sends.
 4. nullgen <-> vhostd over virtio_user: exact counts.
 5. --search (MLRsearch) against memifctl: the tester's limit first, NDJSON
    rows per trial with the tester-limited flag, NDR and PDR goals with
@@ -132,6 +132,17 @@ check(len(m["streams"]) == 2, f"{m['streams']}")
 for st in m["streams"]:
     check(st["sent"] == N and st["received"] == N and st["lost"] == 0, f"stream {st}")
     check(st["rx_port"] == 1 - st["tx_port"], f"came back on the other port: {st}")
+# --one-way: only port 0 sends, port 1 only receives
+r = nullgen(["--port", memif("client", s1), "--port", memif("client", s2), "--fwd", "measure",
+             "--one-way", "--rate", "40000", "--count", str(N)])
+check(r.returncode == 0, r.stderr)
+fin = final_stats(r.stdout)
+m = meas(fin)
+snd = [st for st in m["streams"] if st["sent"]]
+check(len(snd) == 1 and snd[0]["tx_port"] == 0 and snd[0]["rx_port"] == 1 and
+      snd[0]["received"] == N and snd[0]["lost"] == 0, f"one-way streams {m['streams']}")
+check(fin["ports"][0]["opackets"] == N and fin["ports"][1]["opackets"] == 0 and
+      fin["ports"][1]["ipackets"] == N, f"one-way ports {fin['ports']}")
 stop(fwd)
 
 # 4. virtio_user <-> vhostd
