@@ -17,6 +17,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include "service.h"
 #include "vf_complete.h"
 #include "vf_capture.h"
 #include "vf_ctl.h"
@@ -261,7 +262,7 @@ static void run_loop(struct vf_app *app)
 
 	bool measure_count = app->ses.fwd.mode->drains && app->ses.fwd.count;
 
-	while (!vf_session_signalled() && !app->ses.quit) {
+	while (!vf_session_signalled() && !__atomic_load_n(&app->ses.quit, __ATOMIC_RELAXED)) {
 		double t = vf_now_s(), wake = t + 0.05;
 
 		if (app->ses.duration > 0 && t - start >= app->ses.duration)
@@ -272,7 +273,9 @@ static void run_loop(struct vf_app *app)
 		if (measure_count)
 			wake = t + 0.001;
 		if (app->ses.stats_period > 0 && t >= next) {
+			vf_session_lock();	/* a control socket command may change ports */
 			vf_session_print_stats(&app->ses, false);
+			vf_session_unlock();
 			next += app->ses.stats_period;
 			if (next < t)
 				next = t + app->ses.stats_period;
@@ -299,6 +302,7 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 	app->tool = tool;
 	app->main_lcore = -1;
 	vf_session_init(&app->ses, tool->name);
+	vf_access_init(&app->ctl_access);
 	app->ses.shell_init = tool->shell_init;
 	app->ses.fwd.mode = vf_fwd_mode_find(tool->default_mode ? tool->default_mode : "io");
 
@@ -427,7 +431,7 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 		goto out;
 	}
 	if (app->ses.interactive || app->ses.cmd_input) {
-		status = vf_shell_run(&app->ses);
+		status = vf__app_service_start(app) ? 1 : vf_shell_run(&app->ses);
 		goto out;
 	}
 	/* One-shot: the script configures (and may start) before the run. */
@@ -458,7 +462,11 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 		}
 	}
 	vf_session_prom_start(&app->ses);
-	run_loop(app);
+	if (vf__app_service_start(app) == 0)
+		run_loop(app);
+	else
+		status = 1;
+	vf__app_service_stop(app);
 	vf_session_lock();		/* the metrics writer reads the streams */
 	vf_fwd_stop();
 	vf_session_unlock();
@@ -487,6 +495,7 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 			status = 1;
 	}
 out:
+	vf__app_service_stop(app);	/* no control command runs past here */
 	teardown();
 	return status;
 }

@@ -13,6 +13,14 @@
 
 #define MAX_ARGS 32
 
+/* Set while vf_shell_exec_to runs on this thread; NULL: stdout, stderr. */
+static __thread FILE *reply_out, *reply_err;
+
+FILE *vf__shell_err_stream(void)
+{
+	return reply_err ? reply_err : stderr;
+}
+
 void vf__shell_init(struct vf_session *ses)
 {
 	static bool done;
@@ -34,6 +42,7 @@ int vf_shell_exec(struct vf_session *ses, const char *line)
 	struct vf_cmd_ctx ctx = { .ses = ses };
 	int argc, nw, ret;
 	bool json;
+	FILE *out;
 
 	if (!copy)
 		return -1;
@@ -63,20 +72,32 @@ int vf_shell_exec(struct vf_session *ses, const char *line)
 	vf_session_lock();		/* ports and streams stay put under a metrics render */
 	ret = c->fn(&ctx, argc - nw - (json ? 1 : 0), argv + nw);
 	vf_session_unlock();
+	out = reply_out ? reply_out : stdout;
 	vf__shell_output_lock();
 	if (ret == 0) {
 		char *s = vf_out_take(ctx.out);
 		if (s && *s) {
-			fputs(s, stdout);
+			fputs(s, out);
 			if (json)
-				fputc('\n', stdout);
+				fputc('\n', out);
 		}
 		free(s);
 	}
-	fflush(stdout);
+	fflush(out);
 	vf__shell_output_unlock();
 	vf_out_free(ctx.out);
 	free(copy);
+	return ret;
+}
+
+int vf_shell_exec_to(struct vf_session *ses, const char *line, FILE *out, FILE *err)
+{
+	int ret;
+
+	reply_out = out;
+	reply_err = err;
+	ret = vf_shell_exec(ses, line);
+	reply_out = reply_err = NULL;
 	return ret;
 }
 
@@ -89,7 +110,7 @@ int vf_shell_run_file(struct vf_session *ses, const char *path)
 
 	if (!f)
 		return vf_cmd_error("cannot open command file '%s': %s", path, strerror(errno));
-	while (!ses->quit && getline(&line, &cap, f) > 0) {
+	while (!__atomic_load_n(&ses->quit, __ATOMIC_RELAXED) && getline(&line, &cap, f) > 0) {
 		lineno++;
 		if (vf_shell_exec(ses, line)) {
 			fprintf(stderr, "%s:%d: command failed: %s", path, lineno, line);

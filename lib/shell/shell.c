@@ -44,10 +44,12 @@ int vf_cmd_error(const char *fmt, ...)
 {
 	va_list ap;
 
+	FILE *f = vf__shell_err_stream();
+
 	va_start(ap, fmt);
-	fputs("error: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fputs("error: ", f);
+	vfprintf(f, fmt, ap);
+	fputc('\n', f);
 	va_end(ap);
 	return -1;
 }
@@ -69,8 +71,11 @@ int vf_cmd_port_arg(const char *s, bool allow_all, int *port)
 int vf__shell_split(char *line, char **argv, int max)
 {
 	int argc = 0;
+	char *save = NULL;
 
-	for (char *p = strtok(line, " \t\r\n"); p; p = strtok(NULL, " \t\r\n")) {
+	/* strtok_r: the prompt and the control socket's runner split lines
+	 * on two threads */
+	for (char *p = strtok_r(line, " \t\r\n", &save); p; p = strtok_r(NULL, " \t\r\n", &save)) {
 		if (argc == max)
 			return -1;
 		argv[argc++] = p;
@@ -292,7 +297,9 @@ static int cmd_help(struct vf_cmd_ctx *c, int argc, char **argv)
 
 static int cmd_quit(struct vf_cmd_ctx *c, int argc, char **argv)
 {
-	c->ses->quit = true;
+	/* read by the main thread's loops; the control socket's runner may
+	 * be the writer */
+	__atomic_store_n(&c->ses->quit, true, __ATOMIC_RELAXED);
 	return 0;
 }
 
