@@ -147,8 +147,17 @@ static int run_one(struct conn *c, const char *cmd)
 		fprintf(stderr, "vfctl: command longer than %d bytes\n", VF_CTL_LINE_MAX - 1);
 		return EXIT_BROKEN;
 	}
+	errno = 0;
 	if (!send_all(c, cmd, n, deadline) || !send_all(c, "\n", 1, deadline)) {
-		fprintf(stderr, "vfctl: cannot send: %s\n", errno ? strerror(errno) : "timeout");
+		int e = errno;
+		long until = now_ms() + 1000;
+
+		/* The server may have said why before it closed (not allowed,
+		 * too many clients). */
+		while (read_line(c, &line, until))
+			if (line[0] == VF_CTL_ERR)
+				fprintf(stderr, "%s\n", line + 1);
+		fprintf(stderr, "vfctl: cannot send: %s\n", e ? strerror(e) : "timeout");
 		return EXIT_BROKEN;
 	}
 	while (read_line(c, &line, deadline)) {

@@ -35,6 +35,10 @@
 #define OUT_LOW		(64u << 10)
 #define OUT_MAX		(4u << 20)
 #define STALL_S		10.0
+/* A client we close after an error reply may still be sending: closing
+ * with its bytes unread would reset the connection before it reads the
+ * reply, so we shut our side and read on, this long at most. */
+#define DRAIN_S		2.0
 
 struct client {
 	int fd;			/* -1: slot free, or closed while its job runs */
@@ -42,6 +46,7 @@ struct client {
 	bool busy;		/* a job of ours is with the runner */
 	bool eof;		/* the client sent its last line */
 	bool closing;		/* close once the output is out */
+	bool draining;		/* closing: our side shut, reading to the end */
 	uint32_t events;	/* what we asked vf_ctl for */
 	char in[VF_CTL_LINE_MAX];
 	size_t in_len;
@@ -210,10 +215,13 @@ static void client_update(struct client *c)
 	}
 	if (c->out_off < c->out_len)
 		ev |= EPOLLOUT;
-	else if (c->closing && !c->busy) {
-		client_free(c);
-		return;
+	else if (c->closing && !c->busy && !c->draining) {
+		shutdown(c->fd, SHUT_WR);
+		c->draining = true;
+		c->stalled_since = now_s();
 	}
+	if (c->draining)
+		ev = EPOLLIN;
 	if (!c->busy && !c->closing && !c->eof && c->in_len < sizeof(c->in) &&
 	    c->out_len - c->out_off < OUT_LOW)
 		ev |= EPOLLIN;
@@ -229,6 +237,14 @@ static void on_client(int fd, uint32_t events, void *arg)
 	 * reads a reply; and HUP is reported whatever we ask for. */
 	if (events & (EPOLLHUP | EPOLLERR) && (!(events & EPOLLIN) || c->eof)) {
 		client_free(c);
+		return;
+	}
+	if (c->draining) {
+		char scratch[4096];
+		ssize_t n = recv(fd, scratch, sizeof(scratch), MSG_DONTWAIT);
+
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			client_free(c);
 		return;
 	}
 	if (events & EPOLLIN && !c->eof && c->in_len < sizeof(c->in)) {
@@ -276,7 +292,11 @@ static void on_tick(void *arg)
 	for (unsigned int i = 0; i < VF_CTLSOCK_MAX_CLIENTS; i++) {
 		struct client *c = &clients[i];
 
-		if (c->used && c->fd >= 0 && c->stalled_since != 0 && t - c->stalled_since > STALL_S) {
+		if (!c->used || c->fd < 0 || c->stalled_since == 0)
+			continue;
+		if (c->draining && t - c->stalled_since > DRAIN_S) {
+			client_free(c);
+		} else if (!c->draining && t - c->stalled_since > STALL_S) {
 			VF_WARN("ctl socket: a client read nothing for %.0f s: dropped", STALL_S);
 			client_free(c);
 		}

@@ -241,16 +241,16 @@ int vf__shell_check_args(const struct vf_cmd *c, int argc, char **argv, bool *js
 	if (argc > 0 && !strcmp(argv[argc - 1], "json") && c->args && strstr(c->args, "json"))
 		*json = true;
 	if (argc < nreq || argc > nslots) {
-		fprintf(stderr, "error: wrong number of arguments for '%s'\n", c->words);
-		usage_of(c, stderr);
+		fprintf(vf__shell_err_stream(), "error: wrong number of arguments for '%s'\n", c->words);
+		usage_of(c, vf__shell_err_stream());
 		return -1;
 	}
 	for (int i = 0; i < argc; i++) {
 		vf__cmd_slot(c, i, slot, sizeof(slot), &opt);
 		if (!slot_accepts(slot, argv[i])) {
-			fprintf(stderr, "error: bad argument '%s' for '%s': expected %s\n",
+			fprintf(vf__shell_err_stream(), "error: bad argument '%s' for '%s': expected %s\n",
 				argv[i], c->words, slot);
-			usage_of(c, stderr);
+			usage_of(c, vf__shell_err_stream());
 			return -1;
 		}
 	}
