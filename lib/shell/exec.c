@@ -13,14 +13,6 @@
 
 #define MAX_ARGS 32
 
-/* Set while vf_shell_exec_to runs on this thread; NULL: stdout, stderr. */
-static __thread FILE *reply_out, *reply_err;
-
-FILE *vf__shell_err_stream(void)
-{
-	return reply_err ? reply_err : stderr;
-}
-
 void vf__shell_init(struct vf_session *ses)
 {
 	static bool done;
@@ -72,7 +64,7 @@ int vf_shell_exec(struct vf_session *ses, const char *line)
 	vf_session_lock();		/* ports and streams stay put under a metrics render */
 	ret = c->fn(&ctx, argc - nw - (json ? 1 : 0), argv + nw);
 	vf_session_unlock();
-	out = reply_out ? reply_out : stdout;
+	out = vf__shell_out_stream();
 	vf__shell_output_lock();
 	if (ret == 0) {
 		char *s = vf_out_take(ctx.out);
@@ -94,10 +86,9 @@ int vf_shell_exec_to(struct vf_session *ses, const char *line, FILE *out, FILE *
 {
 	int ret;
 
-	reply_out = out;
-	reply_err = err;
+	vf__shell_set_streams(out, err);
 	ret = vf_shell_exec(ses, line);
-	reply_out = reply_err = NULL;
+	vf__shell_set_streams(NULL, NULL);
 	return ret;
 }
 

@@ -40,6 +40,25 @@ const struct vf_cmd *vf__shell_cmd_at(unsigned int idx)
 	return NULL;
 }
 
+/* Set while vf_shell_exec_to runs on this thread; NULL: stdout, stderr. */
+static __thread FILE *reply_out, *reply_err;
+
+void vf__shell_set_streams(FILE *out, FILE *err)
+{
+	reply_out = out;
+	reply_err = err;
+}
+
+FILE *vf__shell_out_stream(void)
+{
+	return reply_out ? reply_out : stdout;
+}
+
+FILE *vf__shell_err_stream(void)
+{
+	return reply_err ? reply_err : stderr;
+}
+
 int vf_cmd_error(const char *fmt, ...)
 {
 	va_list ap;

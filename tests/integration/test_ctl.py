@@ -242,5 +242,23 @@ out, errs = shell_replies(m_argv, CMDS + ["help show memif", "show memif all"])
 check(m_out.stdout == out, f"memifctl: vfctl and the shell differ:\n--- vfctl\n{m_out.stdout}\n"
       f"--- shell\n{out}")
 
+# The piped shell and the control socket at once: the runner's commands
+# beside the shell's own, on the same session (ThreadSanitizer runs this too).
+sh = subprocess.Popen(m_argv + ["--ctl", msock], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                      stderr=subprocess.PIPE, text=True)
+wait_for(lambda: os.path.exists(msock), what="the shell's control socket")
+busy = os.path.join(D, "busy")
+with open(busy, "w") as f:
+    f.write("show port stats all json\nstart\nshow fwd stats all json\nstop\nshow config fwd json\n" * 5)
+t1 = time.monotonic()
+for _ in range(5):
+    sh.stdin.write("show port stats all json\nset burst 8\nshow config rxtx json\n")
+    sh.stdin.flush()
+    r = vfctl(msock, "-f", busy)
+    check(r.returncode in (0, 1) and "{" in r.stdout, f"vfctl beside the shell: {r}")
+out, err = sh.communicate("quit\n", timeout=30)
+print(f"vfctl beside the shell: {time.monotonic() - t1:.1f} s", flush=True)
+check(sh.returncode == 0 and out.count("{") >= 10, f"the shell beside vfctl: {sh.returncode} {err}")
+
 other_user(D)
 print(f"ok ({time.monotonic() - t0:.1f} s)")
