@@ -13,7 +13,7 @@ check(bash, "bash not found")
 bc = "/usr/share/bash-completion/bash_completion"
 
 
-def complete(tool, line):
+def complete(tool, line, func="_vf_complete"):
     """COMPREPLY for the command line `line` (cursor at the end)."""
     script = f"""
 [ -r {bc} ] && . {bc}
@@ -24,7 +24,7 @@ COMP_POINT=${{#COMP_LINE}}
 eval "COMP_WORDS=($COMP_LINE)"
 [[ "$COMP_LINE" == *" " ]] && COMP_WORDS+=("")
 COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 ))
-_vf_complete
+{func}
 printf '%s\\n' "${{COMPREPLY[@]}}"
 """
     r = subprocess.run([bash, "-c", script], capture_output=True, text=True, timeout=30)
@@ -71,4 +71,10 @@ got = complete("vfwd", "vfwd --port memif,secret")
 check(set(got) == {"memif,secret=", "memif,secret-file="}, f"memif,secret -> {got}")
 got = complete("nullgen", "nullgen --ra")
 check(got == ["--rate"], f"nullgen --ra -> {got}")
+# the control socket (issue 29): an option of every tool, and the client's own
+for tool in ("vfwd", "nullgen", "vhostd", "memifctl"):
+    got = complete(tool, f"{tool} --ctl")
+    check(set(got) == {"--ctl", "--ctl-mode", "--ctl-group"}, f"{tool} --ctl -> {got}")
+got = complete("vfctl", "vfctl --", func="_vfctl")
+check({"--socket", "--file", "--timeout", "--help", "--version"} == set(got), f"vfctl -- -> {got}")
 print("ok")
