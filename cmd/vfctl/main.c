@@ -205,13 +205,12 @@ static int run_stream(struct conn *c, FILE *f)
 
 int main(int argc, char **argv)
 {
-	struct conn *c = calloc(1, sizeof(*c));
+	static struct conn conn;	/* 64 KiB of buffer: not on the stack */
+	struct conn *c = &conn;
 	const char *path = NULL, *file = NULL;
 	double timeout = 30;
 	int i, status;
 
-	if (!c)
-		return EXIT_BROKEN;
 	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
 		const char *a = argv[i];
 		bool has_val = i + 1 < argc;
@@ -281,6 +280,5 @@ int main(int argc, char **argv)
 		status = run_stream(c, stdin);
 	}
 	close(c->fd);
-	free(c);
 	return status;
 }
