@@ -179,9 +179,4 @@ void vf__ctl_runner_stop(void)
 		vf__ctl_job_free(j);
 	}
 	todo_tail = NULL;
-	while (done) {
-		struct vf__ctl_job *j = done;
-		done = j->next;
-		vf__ctl_job_free(j);
-	}
 }

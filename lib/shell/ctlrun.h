@@ -23,8 +23,8 @@ int vf__ctl_runner_start(struct vf_session *ses, int notify_fd);
 void vf__ctl_runner_submit(struct vf__ctl_job *job);
 /* A finished job, or NULL. */
 struct vf__ctl_job *vf__ctl_runner_take_done(void);
-/* Ends the thread after the job it runs, if any; queued and finished jobs
- * that nobody took are freed. */
+/* Ends the thread after the job it runs, if any; queued jobs that never
+ * ran are freed, finished ones stay for _take_done. */
 void vf__ctl_runner_stop(void);
 void vf__ctl_job_free(struct vf__ctl_job *job);
 /* Appends text to a reply, each of its lines led by type; a missing last

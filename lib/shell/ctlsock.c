@@ -426,6 +426,17 @@ int vf_ctlsock_start(struct vf_session *ses, const char *path, const struct vf_a
 
 static void close_clients(void *arg)
 {
+	struct vf__ctl_job *job;
+
+	/* The last replies (a "quit" that ends the run has one) go out if
+	 * the socket takes them now; nobody waits for a slow reader. */
+	while ((job = vf__ctl_runner_take_done()) != NULL) {
+		struct client *c = job->owner;
+
+		if (c->fd >= 0 && out_add(c, job->reply, job->reply_len))
+			flush(c);
+		vf__ctl_job_free(job);
+	}
 	for (unsigned int i = 0; i < VF_CTLSOCK_MAX_CLIENTS; i++) {
 		clients[i].busy = false;	/* the runner is stopped */
 		if (clients[i].used)
