@@ -358,6 +358,8 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 		return usage_error(tool, "--max-loss and --max-latency check one measuring run, not --search");
 	if (app->ses.search.on && (app->ses.interactive || app->ses.duration > 0 || app->ses.fwd.count))
 		return usage_error(tool, "--search runs its own trials: no -i, --duration or --count with it");
+	if (app->ses.search.on && app->ctl_path[0])
+		return usage_error(tool, "--ctl is not served during --search: the search drives the engine itself");
 	if (app->ses.search.on && app->ses.search.max_rate && app->ses.search.max_rate <= app->ses.search.min_rate)
 		return usage_error(tool, "--max-rate must be above --min-rate");
 	if (app->ses.search.nb_goals && app->ses.search.bisect)
