@@ -21,6 +21,7 @@
 #include "vf_complete.h"
 #include "vf_capture.h"
 #include "vf_ctl.h"
+#include "vf_ctlsock.h"
 #include "vf_log.h"
 #include "vf_mem.h"
 #include "vf_runtime.h"
@@ -360,6 +361,11 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 		return usage_error(tool, "--search runs its own trials: no -i, --duration or --count with it");
 	if (app->ses.search.on && app->ctl_path[0])
 		return usage_error(tool, "--ctl is not served during --search: the search drives the engine itself");
+	/* before anything starts: a --ctl in use fails the run at once */
+	if (app->ctl_path[0] && vf_ctlsock_check(app->ctl_path, err, sizeof(err))) {
+		fprintf(stderr, "%s: --ctl: %s\n", tool->name, err);
+		return 1;
+	}
 	if (app->ses.search.on && app->ses.search.max_rate && app->ses.search.max_rate <= app->ses.search.min_rate)
 		return usage_error(tool, "--max-rate must be above --min-rate");
 	if (app->ses.search.nb_goals && app->ses.search.bisect)

@@ -372,6 +372,22 @@ static int clear_stale(const char *path)
 	return ret;
 }
 
+int vf_ctlsock_check(const char *path, char *err, size_t len)
+{
+	int ret;
+
+	if (!*path || strlen(path) >= sizeof(sock_path)) {
+		snprintf(err, len, "'%s': a socket path has 1..%zu characters", path,
+			 sizeof(sock_path) - 1);
+		return -ENAMETOOLONG;
+	}
+	ret = clear_stale(path);
+	if (ret)
+		snprintf(err, len, "%s: %s", path, ret == -EADDRINUSE ? "a running process listens there"
+			 : ret == -EEXIST ? "exists and is no socket" : strerror(-ret));
+	return ret;
+}
+
 int vf_ctlsock_start(struct vf_session *ses, const char *path, const struct vf_access *a,
 		     char *err, size_t len)
 {
@@ -381,17 +397,9 @@ int vf_ctlsock_start(struct vf_session *ses, const char *path, const struct vf_a
 		snprintf(err, len, "already serving %s", sock_path);
 		return -EALREADY;
 	}
-	if (!*path || strlen(path) >= sizeof(sock_path)) {
-		snprintf(err, len, "'%s': a socket path has 1..%zu characters", path,
-			 sizeof(sock_path) - 1);
-		return -ENAMETOOLONG;
-	}
-	ret = clear_stale(path);
-	if (ret) {
-		snprintf(err, len, "%s: %s", path, ret == -EADDRINUSE ? "a running process listens there"
-			 : ret == -EEXIST ? "exists and is no socket" : strerror(-ret));
+	ret = vf_ctlsock_check(path, err, len);
+	if (ret)
 		return ret;
-	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		ret = -errno;

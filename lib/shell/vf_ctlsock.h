@@ -25,6 +25,10 @@ struct vf_session;
  * process listens on path, -EALREADY when already serving. */
 int vf_ctlsock_start(struct vf_session *ses, const char *path, const struct vf_access *a,
 		     char *err, size_t len);
+/* Can path be served?  Removes a stale socket there as start would.  For a
+ * check before the run's set-up, so that an explicit --ctl fails early.
+ * 0, or -errno with a message in err (as vf_ctlsock_start). */
+int vf_ctlsock_check(const char *path, char *err, size_t len);
 /* Stops serving: no command runs after it returns; clients are closed and
  * the socket file removed.  Call from the main thread, not holding the
  * session lock.  Does nothing when not serving. */
