@@ -262,6 +262,7 @@ static void run_loop(struct vf_app *app)
 	double start = vf_now_s(), next = start + app->ses.stats_period;
 
 	bool measure_count = app->ses.fwd.mode->drains && app->ses.fwd.count;
+	bool replay_end = app->ses.fwd.replay && app->ses.fwd.replay_loops;
 
 	while (!vf_session_signalled() && !__atomic_load_n(&app->ses.quit, __ATOMIC_RELAXED)) {
 		double t = vf_now_s(), wake = t + 0.05;
@@ -273,6 +274,9 @@ static void run_loop(struct vf_app *app)
 			break;
 		if (measure_count)
 			wake = t + 0.001;
+		/* replay --loop N: over once every pass is sent */
+		if (replay_end && vf_fwd_replay_done())
+			break;
 		if (app->ses.stats_period > 0 && t >= next) {
 			vf_session_lock();	/* a control socket command may change ports */
 			vf_session_print_stats(&app->ses, false);
@@ -368,6 +372,26 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 	}
 	if (app->ses.search.on && app->ses.search.max_rate && app->ses.search.max_rate <= app->ses.search.min_rate)
 		return usage_error(tool, "--max-rate must be above --min-rate");
+	if (app->ses.fwd.pattern.kind == VF_PATTERN_BURST && app->ses.fwd.pattern.burst_ns &&
+	    (app->ses.rate_spec.value > 0 || app->ses.search.on))
+		return usage_error(tool, "--pattern burst:N/T sets the rate itself: not with --rate or "
+				   "--search (give burst:N for bursts of N at --rate)");
+	if (app->ses.fwd.pattern.kind != VF_PATTERN_CONSTANT && !app->ses.fwd.mode->generates)
+		return usage_error(tool, "--pattern shapes what a generating mode sends: txonly, flowgen or measure");
+	if (app->ses.fwd.pattern.kind != VF_PATTERN_CONSTANT && !app->ses.search.on &&
+	    !(app->ses.fwd.pattern.kind == VF_PATTERN_BURST && app->ses.fwd.pattern.burst_ns) &&
+	    app->ses.rate_spec.value == 0)
+		return usage_error(tool, "--pattern burst:N and poisson need a mean rate: give --rate");
+	if ((app->ses.fwd.mode == vf_fwd_mode_find("replay")) != (app->ses.pcap_file[0] != '\0'))
+		return usage_error(tool, "--fwd replay and --pcap FILE go together");
+	if (app->ses.pcap_file[0]) {
+		/* Bounded: the frames stay in memory for the run (vf_pcap_read.h). */
+		static const struct vf_pcap_limits lim = { 1ull << 30, 16u << 20, 2048 };
+
+		if (vf_pcap_load(app->ses.pcap_file, &lim, &app->ses.pcap, err, sizeof(err)))
+			return usage_error(tool, err);
+		app->ses.fwd.replay = &app->ses.pcap;
+	}
 	if (app->ses.search.nb_goals && app->ses.search.bisect)
 		return usage_error(tool, "--search-goal sets MLRsearch's goals: not with --search-method bisect");
 	if (app->ses.search.nb_goals && app->ses.search.pdr_loss_given)
@@ -429,6 +453,11 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 	app->ses.fwd.pool = pool;
 	if (setup_ports(app)) {
 		status = 1;
+		goto out;
+	}
+	if (vf_session_resolve_rates(&app->ses, err, sizeof(err))) {
+		VF_ERR("%s", err);
+		status = EXIT_USAGE;
 		goto out;
 	}
 	if (app->ses.capture_file[0] &&
@@ -523,6 +552,7 @@ int vf_app_main(const struct vf_tool *tool, int argc, char **argv)
 		fclose(app->ses.stats_fp);
 	for (unsigned int i = 0; i < app->nb_specs; i++)
 		free(app->specs[i]);
+	vf_pcap_free(&app->ses.pcap);
 	free(app);
 	return status;
 }

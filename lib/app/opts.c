@@ -7,6 +7,7 @@
 
 #include "vf_app.h"
 #include "vf_parse.h"
+#include "vf_rate.h"
 #include "vf_capture.h"
 #include "vf_search_goals.h"
 
@@ -57,6 +58,17 @@ int vf_app_port_kv(struct vf_app *app, const struct vf_opt *o, const char *arg, 
 		snprintf(err, errlen, "--%s: value too long", o->lname);
 		return -1;
 	}
+	return 0;
+}
+
+static int set_str(char *dst, size_t len, const char *arg, const char *what,
+		   char *err, size_t errlen)
+{
+	if (!*arg || strlen(arg) >= len) {
+		snprintf(err, errlen, "bad %s: expected 1..%zu characters", what, len - 1);
+		return -1;
+	}
+	strcpy(dst, arg);
 	return 0;
 }
 
@@ -122,18 +134,47 @@ static int o_txpkts(struct vf_app *app, const char *arg, char *err, size_t errle
 { U(fwd.txpkts, 42, 2048, "--txpkts"); return 0; }
 static int o_flows(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { U(fwd.nb_flows, 1, 1u << 24, "--flows"); return 0; }
-/* --rate, --min-rate, --max-rate: 1 pps .. 1 Gpps, with units */
-static int rate(const char *arg, uint64_t *out, const char *what, char *err, size_t errlen)
+/* --rate, --min-rate, --max-rate: packets/s (1 .. 1 Gpps), L2 or L1 bit/s
+ * or a percent of the link; what is not pps becomes pps once the ports and
+ * the frame length are known (vf_session_resolve_rates). */
+static int rate(const char *arg, struct vf_rate *spec, uint64_t *pps, const char *what, char *err,
+		size_t errlen)
 {
-	if (vf_parse_rate(arg, 1, 1000000000ull, out)) {
-		snprintf(err, errlen, "bad %s '%s': expected " VF_RATE_FORMS " (1..1G)", what, arg);
+	char msg[320];
+
+	if (vf_rate_parse(arg, spec, msg, sizeof(msg))) {
+		snprintf(err, errlen, "bad %s '%s': %s", what, arg, msg);
 		return -1;
 	}
+	if (spec->unit == VF_RATE_PPS)
+		*pps = (uint64_t)spec->value;
 	return 0;
 }
 
 static int o_rate(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{ return rate(arg, &app->ses.fwd.rate_pps, "--rate", err, errlen); }
+{ return rate(arg, &app->ses.rate_spec, &app->ses.fwd.rate_pps, "--rate", err, errlen); }
+static int o_pattern(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	char msg[320];
+
+	if (vf_pattern_parse(arg, &app->ses.fwd.pattern, msg, sizeof(msg))) {
+		snprintf(err, errlen, "bad --pattern: %s", msg);
+		return -1;
+	}
+	return 0;
+}
+static int o_pcap(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ return set_str(app->ses.pcap_file, sizeof(app->ses.pcap_file), arg, "--pcap", err, errlen); }
+static int o_speed(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	if (vf_parse_double(arg, 0.001, 1e6, &app->ses.fwd.replay_speed)) {
+		snprintf(err, errlen, "bad --speed '%s': expected a factor in 0.001..1000000 (2: twice as fast)", arg);
+		return -1;
+	}
+	return 0;
+}
+static int o_loop(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(fwd.replay_loops, 0, UINT64_MAX, "--loop"); return 0; }
 static int o_count(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { U(fwd.count, 1, UINT64_MAX, "--count"); return 0; }
 static int o_mbufs(struct vf_app *app, const char *arg, char *err, size_t errlen)
@@ -200,16 +241,6 @@ static int o_stats_period(struct vf_app *app, const char *arg, char *err, size_t
 	return 0;
 }
 
-static int set_str(char *dst, size_t len, const char *arg, const char *what,
-		   char *err, size_t errlen)
-{
-	if (!*arg || strlen(arg) >= len) {
-		snprintf(err, errlen, "bad %s: expected 1..%zu characters", what, len - 1);
-		return -1;
-	}
-	strcpy(dst, arg);
-	return 0;
-}
 
 static int o_stats_file(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { return set_str(app->ses.stats_file, sizeof(app->ses.stats_file), arg, "--stats-file", err, errlen); }
@@ -346,13 +377,13 @@ static int o_pdr_loss(struct vf_app *app, const char *arg, char *err, size_t err
 static int o_min_rate(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
 	search_only(app, "--min-rate");
-	return rate(arg, &app->ses.search.min_rate, "--min-rate", err, errlen);
+	return rate(arg, &app->ses.min_rate_spec, &app->ses.search.min_rate, "--min-rate", err, errlen);
 }
 
 static int o_max_rate(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
 	search_only(app, "--max-rate");
-	return rate(arg, &app->ses.search.max_rate, "--max-rate", err, errlen);
+	return rate(arg, &app->ses.max_rate_spec, &app->ses.search.max_rate, "--max-rate", err, errlen);
 }
 
 static int o_trial(struct vf_app *app, const char *arg, char *err, size_t errlen)
@@ -435,8 +466,20 @@ const struct vf_opt vf_common_opts[] = {
 	{ "txpkts", 0, "LEN", "frame length of generated packets, 42..2048: one mbuf (default 64)",
 	  VF_COMP_NONE, NULL, o_txpkts },
 	{ "flows", 0, "N", "flowgen/measure: number of flows (default 1024)", VF_COMP_NONE, NULL, o_flows },
-	{ "rate", 0, "PPS", "txonly/flowgen/measure: packets per second, all streams together; 200k, 1.5M, 2G (default: unlimited)",
+	{ "rate", 0, "RATE", "txonly/flowgen/measure/replay: all streams together, in packets/s (200k, 1.5Mpps), "
+	  "L2 bit/s with the FCS (1Mbps, 10Gbps), L1 bit/s (10Gbps-L1: also preamble and gap) "
+	  "or percent of each port's link (50%) (default: unlimited)",
 	  VF_COMP_NONE, NULL, o_rate },
+	{ "pattern", 0, "PATTERN", "txonly/flowgen/measure: how the frames fall: constant (default), "
+	  "burst:N/T (N frames every T, e.g. burst:64/1ms), burst:N (bursts of N at --rate) "
+	  "or poisson[:SEED] (random arrivals at --rate)",
+	  VF_COMP_CHOICES, "constant|burst:|poisson", o_pattern },
+	{ "pcap", 0, "FILE", "replay: the capture to send (pcap or pcapng, Ethernet), read into memory at start",
+	  VF_COMP_FILE, NULL, o_pcap },
+	{ "speed", 0, "FACTOR", "replay: play the recorded timing FACTOR times as fast (default 1); --rate paces instead",
+	  VF_COMP_NONE, NULL, o_speed },
+	{ "loop", 0, "N", "replay: send the capture N times, then end the run (default 1; 0: until stopped)",
+	  VF_COMP_NONE, NULL, o_loop },
 	{ "count", 0, "N", "txonly/flowgen/measure: packets to generate per stream, then idle (measure: then stop) (default: unlimited)",
 	  VF_COMP_NONE, NULL, o_count },
 	{ "drain-ms", 0, "MS", "measure: receive this long after the last send, so late packets count (default 100)",
@@ -457,8 +500,8 @@ const struct vf_opt vf_common_opts[] = {
 	  " or KEY=VALUE,... of name, loss, exceed, trial, sum, width (default: ndr and pdr)",
 	  VF_COMP_CHOICES, VF_SEARCH_GOAL_PRESETS, o_search_goal },
 	{ "pdr-loss", 0, "RATIO", "search only: loss ratio allowed at PDR (default 0.005)", VF_COMP_NONE, NULL, o_pdr_loss },
-	{ "min-rate", 0, "PPS", "search only: lowest rate tried, units as --rate (default 10000)", VF_COMP_NONE, NULL, o_min_rate },
-	{ "max-rate", 0, "PPS", "search only: highest rate tried, units as --rate (default: what the ports take unthrottled)",
+	{ "min-rate", 0, "RATE", "search only: lowest rate tried, units as --rate (default 10000)", VF_COMP_NONE, NULL, o_min_rate },
+	{ "max-rate", 0, "RATE", "search only: highest rate tried, units as --rate (default: what the ports take unthrottled)",
 	  VF_COMP_NONE, NULL, o_max_rate },
 	{ "trial", 0, "SEC", "search only: seconds per trial (mlr: of the default goals' final trials) (default 1)", VF_COMP_NONE, NULL, o_trial },
 	{ "precision", 0, "RATIO", "search only: stop when the interval is this narrow, relative (default 0.005)",

@@ -302,8 +302,14 @@ int vf_fwd_start(unsigned int tx_first_bursts)
 	 * first poll: the rate holds over vf_fwd_elapsed() (the bucket's depth
 	 * bounds the catch-up). */
 	for (unsigned int i = 0; i < nb_streams; i++)
-		if (streams[i].tb_rate)
+		if (streams[i].tb_rate) {
 			streams[i].tb_last_tsc = start_tsc;
+			vf_pace_start(&streams[i].pace, &streams[i].cfg->pattern, start_tsc,
+				      rte_get_tsc_hz(), i, nb_streams);
+		} else {
+			/* a rate set later ('set rate') starts its schedule then */
+			streams[i].pace.started = false;
+		}
 	running = true;
 	for (unsigned int i = 0; i < nb_lcores_used; i++) {
 		/* --tx-first fills from the generators' template; a mode with

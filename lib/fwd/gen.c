@@ -83,21 +83,36 @@ void vf_fwd_gen_init(struct vf_stream *fs)
 uint16_t vf_fwd_gen_budget(struct vf_stream *fs)
 {
 	uint16_t n = fs->burst;
+	/* the shell's 'set rate' may change it under us */
+	uint64_t rate = __atomic_load_n(&fs->tb_rate, __ATOMIC_RELAXED);
 
-	if (fs->tb_rate) {
+	if (rate) {
 		/* Token bucket in units of packets x tsc_hz, so the arithmetic
 		 * is exact in integers.  Its depth is 50 ms of traffic (at
-		 * least a burst): a core that was preempted catches up, burst
-		 * by burst, instead of losing the time. */
+		 * least a burst, and a --pattern burst): a core that was
+		 * preempted catches up, burst by burst, instead of losing the
+		 * time.  The constant pattern credits it evenly; the others by
+		 * their schedule (pace.c). */
+		const struct vf_pattern *pat = &fs->cfg->pattern;
 		uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
-		uint64_t dt = fs->tb_last_tsc ? now - fs->tb_last_tsc : 0;
-		uint64_t depth = fs->tb_rate / 20 > fs->burst ? fs->tb_rate / 20 : fs->burst;
-		uint64_t cap = depth * hz;
+		uint64_t depth = rate / 20 > fs->burst ? rate / 20 : fs->burst;
+		uint64_t cap;
 
-		if (dt > hz)
-			dt = hz;
+		if (pat->kind == VF_PATTERN_BURST && fs->pace.n > depth)
+			depth = fs->pace.n;
+		cap = depth * hz;
+		if (pat->kind == VF_PATTERN_CONSTANT) {
+			uint64_t dt = fs->tb_last_tsc ? now - fs->tb_last_tsc : 0;
+
+			if (dt > hz)
+				dt = hz;
+			fs->tb_tokens += dt * rate;
+		} else {
+			uint64_t room = fs->tb_tokens < cap ? (cap - fs->tb_tokens) / hz : 0;
+
+			fs->tb_tokens += vf_pace_due(&fs->pace, pat, now, hz, rate, room) * hz;
+		}
 		fs->tb_last_tsc = now;
-		fs->tb_tokens += dt * fs->tb_rate;
 		if (fs->tb_tokens > cap)
 			fs->tb_tokens = cap;
 		uint64_t avail = fs->tb_tokens / hz;

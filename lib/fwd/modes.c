@@ -5,7 +5,7 @@
 
 static const struct vf_fwd_mode *const modes[] = {
 	&vf_fwd_io, &vf_fwd_mac, &vf_fwd_macswap, &vf_fwd_rxonly,
-	&vf_fwd_txonly, &vf_fwd_flowgen, &vf_fwd_icmpecho, &vf_fwd_5tswap,
+	&vf_fwd_txonly, &vf_fwd_flowgen, &vf_fwd_icmpecho, &vf_fwd_5tswap, &vf_fwd_replay,
 };
 
 #define MAX_REGISTERED 8

@@ -72,14 +72,21 @@ bool vf_fwd_idle(struct vf_fwd_sleeper *sl, struct vf_stream *fs, unsigned int n
 		 const struct vf_fwd_mode *mode)
 {
 	struct pollfd pfd[VF_MAX_STREAMS + 1];
-	uint64_t now = rte_rdtsc(), thr, before, t0, t1;
+	uint64_t now, thr, before, t0, t1;
 	unsigned int nfd = 0;
 	int timeout = SLEEP_MAX_MS;
 
+	/* The ports' modes first: a polling core pays no TSC read per empty
+	 * pass (6 % of a memif mac loop's client when it did). */
+	thr = idle_threshold(sl, fs, n);
+	if (thr == UINT64_MAX) {
+		sl->idle_since = 0;	/* a later switch to adaptive starts afresh */
+		return false;
+	}
+	now = rte_rdtsc();
 	if (!sl->idle_since)
 		sl->idle_since = now;
-	thr = idle_threshold(sl, fs, n);
-	if (thr == UINT64_MAX || now - sl->idle_since < thr)
+	if (now - sl->idle_since < thr)
 		return false;
 	for (unsigned int i = 0; i < n; i++) {
 		int fd = fs[i].rx_port->drv->rx_intr_arm(fs[i].rx_port, fs[i].rx_queue);

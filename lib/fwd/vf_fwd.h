@@ -10,6 +10,8 @@
 #include <rte_mbuf.h>
 
 #include "vf_ctr.h"
+#include "vf_pace.h"
+#include "vf_pcap_read.h"
 #include "vf_port.h"
 
 #define VF_MAX_BURST   512
@@ -34,7 +36,8 @@ struct vf_stream {
 	uint64_t rx_bursts[VF_MAX_BURST + 1];	/* histogram of rx burst sizes */
 	/* mode state (txonly/flowgen sequence, rate limiter) */
 	uint64_t seq;
-	uint64_t tb_tokens, tb_last_tsc, tb_rate;	/* token bucket, tokens<<20 */
+	uint64_t tb_tokens, tb_last_tsc, tb_rate;	/* token bucket: packets x tsc_hz */
+	struct vf_pace pace;		/* --pattern burst or poisson: credits the bucket */
 	uint64_t gen_left;		/* --count: packets still to generate */
 	void *mode_priv;		/* e.g. the txonly frame template */
 	const struct vf_fwd_mode *priv_mode;	/* the mode mode_priv belongs to */
@@ -75,6 +78,11 @@ struct vf_fwd_cfg {
 	uint16_t txpkts;		/* txonly/flowgen frame length */
 	uint32_t nb_flows;		/* flowgen */
 	uint64_t rate_pps;		/* generator pacing, 0: unlimited */
+	struct vf_pattern pattern;	/* --pattern: how the frames of rate_pps fall */
+	/* replay: the capture (--pcap, in memory), --speed and --loop (0: forever) */
+	const struct vf_pcap *replay;
+	double replay_speed;
+	uint64_t replay_loops;
 	uint64_t count;			/* generators: packets per stream, 0: no limit */
 	uint32_t drain_ms;		/* modes that drain: receive this long after the last send */
 	bool record_cycles;		/* --record-core-cycles: time each poll */
@@ -109,6 +117,9 @@ void vf_fwd_stats_clear(void);
 void vf_fwd_wake(void);
 /* Forwarding lcores available (all EAL lcores but the main one). */
 unsigned int vf_fwd_lcores_available(void);
+
+/* replay: every stream has sent its --loop passes over the capture. */
+bool vf_fwd_replay_done(void);
 
 /* Helpers shared by the modes. */
 uint16_t vf_fwd_tx_and_free(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t n);

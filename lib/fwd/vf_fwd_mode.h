@@ -55,5 +55,6 @@ VF_FWD_MODE(vf_fwd_txonly);
 VF_FWD_MODE(vf_fwd_flowgen);
 VF_FWD_MODE(vf_fwd_icmpecho);
 VF_FWD_MODE(vf_fwd_5tswap);
+VF_FWD_MODE(vf_fwd_replay);
 
 #endif

@@ -42,12 +42,19 @@ struct meas_tx {
 	uint8_t epoch;
 	uint32_t clear_seen;
 	uint32_t nflows;
-	uint32_t base_sum;		/* vf_stamp_base_sum of the template */
+	uint32_t flow;			/* seq % nflows, kept by counting, not dividing */
+	uint16_t src0, sport0;		/* the template's words at 28 and 34 (flow 0) */
+	uint64_t base_sum;		/* the checksum's constant part: vf_stamp_base_sum
+					 * of the template plus magic and stream */
 	uint32_t ip_sum0;		/* IPv4 header sum without checksum and source low half */
 	uint64_t seq;			/* next to stamp */
 	volatile uint64_t sent;		/* accepted by the port, this run */
 	uint16_t npend;			/* stamped, refused by a full ring: offered again */
 	struct rte_mbuf *pend[VF_MAX_BURST];
+	uint64_t psum[VF_MAX_BURST];	/* pend[i]'s checksum sum, all but the TSC */
+	uint64_t rearm;			/* vf_mbuf_rearm_word for our frames */
+	uint16_t nspare;		/* received, accounted, kept to send again */
+	struct rte_mbuf *spare[VF_MAX_BURST];
 	uint8_t frame[];
 };
 
@@ -82,20 +89,31 @@ static inline uint16_t rd16(const uint8_t *p)
 	return w;
 }
 
-/* Copies the template, sets the flow's source address and port, the IPv4
- * checksum, and stamps it (tsc 0: set by the second pass). */
-static inline void fill_one(struct meas_tx *t, uint8_t *d, uint8_t epoch)
+/* Copies the template (magic and stream already in it), sets the flow's
+ * source address and port, the IPv4 checksum, the stamp's flow, epoch and
+ * sequence number, and returns the UDP checksum's sum of everything but the
+ * TSC, which the second pass adds (RFC 1624: the sum is updated by the
+ * words that change, never taken over the frame again). */
+static inline uint64_t fill_one(struct meas_tx *t, uint8_t *d, uint8_t epoch)
 {
-	uint32_t flow = t->nflows > 1 ? (uint32_t)(t->seq % t->nflows) : 0;
-	uint16_t ck;
+	uint32_t flow = t->flow, lo = flow & 0xff;
+	uint16_t src = t->src0, sport = t->sport0, ck;
 
+	if (++t->flow == t->nflows)
+		t->flow = 0;
 	rte_memcpy(d, t->frame, t->len);
 	if (flow) {
-		d[28] = (uint8_t)(flow >> 8);
-		d[29] = (uint8_t)(1 + (flow & 0xff) % 254);
-		d[34] = (uint8_t)((9 + (flow >> 16)) >> 8);
-		d[35] = (uint8_t)(9 + (flow >> 16));
-		ck = (uint16_t)~vf_stamp_fold(t->ip_sum0 + rd16(d + 28));
+		/* The words built in registers and stored whole: bytes stored
+		 * one by one and read back as a word stall the load. */
+		uint8_t sb[2] = { (uint8_t)(flow >> 8),
+				  (uint8_t)(1 + (lo >= 254 ? lo - 254 : lo)) };	/* 1 + lo % 254 */
+		uint8_t pb[2] = { (uint8_t)((9 + (flow >> 16)) >> 8), (uint8_t)(9 + (flow >> 16)) };
+
+		memcpy(&src, sb, 2);
+		memcpy(&sport, pb, 2);
+		memcpy(d + 28, &src, 2);
+		memcpy(d + 34, &sport, 2);
+		ck = (uint16_t)~vf_stamp_fold(t->ip_sum0 + src);
 		memcpy(d + 24, &ck, 2);
 	}
 	uint32_t fe = (flow & 0xffffff) | (uint32_t)epoch << 24;
@@ -103,19 +121,22 @@ static inline void fill_one(struct meas_tx *t, uint8_t *d, uint8_t epoch)
 
 	memcpy(d + VF_STAMP_OFF + 4, &fe, 4);
 	memcpy(d + VF_STAMP_OFF + 8, &seq, 8);
+	/* each term below 2^32 and a handful of them: no carry out of 64 bits */
+	return t->base_sum + src + sport + fe + (uint32_t)seq + (seq >> 32);
 }
 
-/* Second pass, right before the tx burst: the stamp with the TSC. */
-static inline void stamp_one(struct meas_tx *t, uint8_t *d, uint16_t stream, uint64_t tsc)
+/* Second pass, right before the tx burst: the TSC and the checksum. */
+static inline void stamp_one(uint8_t *d, uint64_t psum, uint64_t tsc)
 {
-	struct vf_stamp s = { .stream = stream, .tsc = tsc };
-	uint32_t fe;
+	uint32_t lo = (uint32_t)tsc;
+	uint16_t hi = (uint16_t)(tsc >> 32), ck;
 
-	memcpy(&fe, d + VF_STAMP_OFF + 4, 4);
-	s.flow = fe & 0xffffff;
-	s.epoch = (uint8_t)(fe >> 24);
-	memcpy(&s.seq, d + VF_STAMP_OFF + 8, 8);
-	vf_stamp_write(d, &s, t->base_sum + rd16(d + 28) + rd16(d + 34));
+	memcpy(d + VF_STAMP_OFF + 16, &lo, 4);
+	memcpy(d + VF_STAMP_OFF + 20, &hi, 2);
+	ck = (uint16_t)~vf_csum_fold64(psum + lo + hi);
+	if (ck == 0)
+		ck = 0xffff;	/* 0 means "no checksum" in UDP/IPv4 */
+	memcpy(d + VF_STAMP_OFF - 2, &ck, 2);
 }
 
 static void tx_pending(struct vf_stream *fs, struct meas_tx *t)
@@ -124,18 +145,20 @@ static void tx_pending(struct vf_stream *fs, struct meas_tx *t)
 	uint16_t sent;
 
 	for (uint16_t i = 0; i < t->npend; i++)
-		stamp_one(t, rte_pktmbuf_mtod(t->pend[i], uint8_t *), fs->id, tsc);
+		stamp_one(rte_pktmbuf_mtod(t->pend[i], uint8_t *), t->psum[i], tsc);
 	sent = vf_port_tx(fs->tx_port, fs->tx_queue, t->pend, t->npend);
 	vf_ctr_add(fs->tx_packets, sent);
 	t->sent += sent;
 	t->npend -= sent;
-	if (t->npend)
+	if (t->npend) {
 		memmove(t->pend, t->pend + sent, t->npend * sizeof(t->pend[0]));
+		memmove(t->psum, t->psum + sent, t->npend * sizeof(t->psum[0]));
+	}
 }
 
 static void tx_burst(struct vf_stream *fs, struct meas_tx *t)
 {
-	uint16_t n;
+	uint16_t n, k;
 
 	if (t->npend) {
 		tx_pending(fs, t);
@@ -144,16 +167,50 @@ static void tx_burst(struct vf_stream *fs, struct meas_tx *t)
 	n = vf_fwd_gen_budget(fs);
 	if (!n)
 		return;
-	if (vf_mbuf_alloc_bulk_len(fs->cfg->pool, t->pend, n, fs->tx_port->id, t->len)) {
-		vf_ctr_add(fs->fwd_dropped, n);	/* nothing stamped: not a loss */
-		return;
+	/* The frames that came back first: their mbufs are ours, hot in the
+	 * cache, and one pool get and put fewer per frame than a fresh one. */
+	k = n < t->nspare ? n : t->nspare;
+	t->nspare -= k;
+	memcpy(t->pend, t->spare + t->nspare, k * sizeof(t->pend[0]));
+	for (uint16_t i = 0; i < k; i++) {
+		vf_mbuf_init_len(t->pend[i], t->rearm, t->len);
+		t->pend[i]->tx_offload = 0;
+	}
+	if (k < n && vf_mbuf_alloc_bulk_len(fs->cfg->pool, t->pend + k, n - k,
+					    fs->tx_port->id, t->len)) {
+		vf_ctr_add(fs->fwd_dropped, n - k);	/* nothing stamped: not a loss */
+		n = k;
+		if (!n)
+			return;
 	}
 	if (fs->cfg->count)
 		fs->gen_left -= n;
 	for (uint16_t i = 0; i < n; i++)
-		fill_one(t, rte_pktmbuf_mtod(t->pend[i], uint8_t *), t->epoch);
+		t->psum[i] = fill_one(t, rte_pktmbuf_mtod(t->pend[i], uint8_t *), t->epoch);
 	t->npend = n;
 	tx_pending(fs, t);
+}
+
+/* Received frames, accounted: those in a plain mbuf of the pool we send
+ * from are kept (up to a burst) to be sent again, the rest freed. */
+static void recycle(struct vf_stream *fs, struct meas_tx *t, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mempool *mp = fs->cfg->pool;
+	struct rte_mbuf *drop[VF_MAX_BURST];
+	uint16_t nd = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (likely(t->nspare < VF_MAX_BURST && m->pool == mp && m->nb_segs == 1 &&
+			   m->next == NULL && rte_mbuf_refcnt_read(m) == 1 &&
+			   RTE_MBUF_DIRECT(m) && !RTE_MBUF_HAS_EXTBUF(m)))
+			t->spare[t->nspare++] = m;
+		else
+			drop[nd++] = m;
+	}
+	if (nd)
+		vf_mbuf_free_bulk(drop, nd);
 }
 
 static void release_pending(struct vf_stream *fs, struct meas_tx *t)
@@ -163,6 +220,7 @@ static void release_pending(struct vf_stream *fs, struct meas_tx *t)
 	/* Stamped but never accepted: not sent, so not lost either; the
 	 * sequence numbers are taken back. */
 	t->seq -= t->npend;
+	t->flow = (uint32_t)(t->seq % t->nflows);
 	if (fs->cfg->count)
 		fs->gen_left += t->npend;
 	rte_pktmbuf_free_bulk(t->pend, t->npend);
@@ -181,10 +239,29 @@ static void core_sync(struct meas_core *c)
 	}
 }
 
+/* A run of frames of one stream sent in one burst: they left with one TSC
+ * and arrived in one burst, so they share one latency; the histogram and
+ * the jitter take the run at once (jitter inside it is 0). */
+static inline void rec_run(struct meas_rec *r, uint64_t tsc, uint64_t now, uint32_t n,
+			   int rx_port)
+{
+	uint64_t lat = (now - tsc) & VF_STAMP_TSC_MASK;
+
+	lat = (uint64_t)(((unsigned __int128)lat * ns_mult) >> 32);
+	vf_hist_add_n(&r->hist, lat, n);
+	if (r->jit_n)
+		r->jit_sum += lat > r->last_lat ? lat - r->last_lat : r->last_lat - lat;
+	r->jit_n += n;
+	r->last_lat = lat;
+	r->rx_port = rx_port;
+}
+
 static void rx_account(struct meas_core *c, struct rte_mbuf **pkts, uint16_t n,
 		       uint16_t rx_port, uint32_t nflows)
 {
-	uint64_t now = rte_rdtsc() & VF_STAMP_TSC_MASK;
+	uint64_t now = rte_rdtsc() & VF_STAMP_TSC_MASK, run_tsc = 0;
+	struct meas_rec *run = NULL;
+	uint32_t run_n = 0;
 	uint8_t buf[MAX_FRAME];
 
 	for (uint16_t i = 0; i < n; i++) {
@@ -194,7 +271,6 @@ static void rx_account(struct meas_core *c, struct rte_mbuf **pkts, uint16_t n,
 		struct vf_stamp s;
 		enum vf_stamp_result res;
 		struct meas_rec *r;
-		uint64_t lat;
 
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
@@ -206,7 +282,7 @@ static void rx_account(struct meas_core *c, struct rte_mbuf **pkts, uint16_t n,
 				len = m->pkt_len;
 			}
 		}
-		res = vf_stamp_parse(d, len, &s);
+		res = vf_stamp_parse_fast(d, len, &s);
 		if (unlikely(res != VF_STAMP_OK)) {
 			if (res == VF_STAMP_FOREIGN)
 				c->foreign++;
@@ -219,6 +295,10 @@ static void rx_account(struct meas_core *c, struct rte_mbuf **pkts, uint16_t n,
 			continue;
 		}
 		if (unlikely(s.epoch != c->epoch)) {
+			if (run_n) {	/* a clear resets the records: close the run first */
+				rec_run(run, run_tsc, now, run_n, rx_port);
+				run_n = 0;
+			}
 			core_sync(c);	/* a clear this core has not seen yet */
 			if (s.epoch != c->epoch) {
 				c->stale++;
@@ -231,14 +311,18 @@ static void rx_account(struct meas_core *c, struct rte_mbuf **pkts, uint16_t n,
 			continue;
 		}
 		vf_seq_add(&r->seq, s.seq);
-		r->rx_port = rx_port;
-		lat = (now - s.tsc) & VF_STAMP_TSC_MASK;
-		lat = (uint64_t)(((unsigned __int128)lat * ns_mult) >> 32);
-		vf_hist_add(&r->hist, lat);
-		if (r->jit_n++)
-			r->jit_sum += lat > r->last_lat ? lat - r->last_lat : r->last_lat - lat;
-		r->last_lat = lat;
+		if (likely(r == run && s.tsc == run_tsc)) {
+			run_n++;
+			continue;
+		}
+		if (run_n)
+			rec_run(run, run_tsc, now, run_n, rx_port);
+		run = r;
+		run_tsc = s.tsc;
+		run_n = 1;
 	}
+	if (run_n)
+		rec_run(run, run_tsc, now, run_n, rx_port);
 }
 
 static void measure_fwd(struct vf_stream *fs)
@@ -254,6 +338,7 @@ static void measure_fwd(struct vf_stream *fs)
 		t->clear_seen = clear_req;
 		t->epoch = c->epoch;
 		t->seq = 0;
+		t->flow = 0;
 		t->sent = 0;
 		fs->gen_left = fs->cfg->count;
 	}
@@ -264,7 +349,7 @@ static void measure_fwd(struct vf_stream *fs)
 	n = fwd_rx(fs, pkts);
 	if (n) {
 		rx_account(c, pkts, n, fs->rx_port->id, t->nflows);
-		vf_mbuf_free_bulk(pkts, n);
+		recycle(fs, t, pkts, n);
 	}
 }
 
@@ -315,6 +400,12 @@ static void measure_init(struct vf_stream *fs)
 		return;
 	t->core = c;
 	t->len = len;
+	{
+		uint16_t room = rte_pktmbuf_data_room_size(cfg->pool);
+
+		t->rearm = vf_mbuf_rearm_word(RTE_PKTMBUF_HEADROOM < room ? RTE_PKTMBUF_HEADROOM : room,
+					      fs->tx_port->id);
+	}
 	t->epoch = cur_epoch();
 	t->clear_seen = clear_req;
 	t->nflows = cfg->nb_flows ? cfg->nb_flows : 1;
@@ -323,7 +414,15 @@ static void measure_init(struct vf_stream *fs)
 	vf_pkt_build_udp(t->frame, len, fs->tx_port->mac, cfg->peer[fs->tx_port->id].addr_bytes, 0);
 	t->frame[28] = 0;	/* the template's source low half and sport: 0 */
 	t->frame[29] = 1;	/* flow 0 (the 1 + flow % 254 of vf_pkt_build_udp) */
-	t->base_sum = vf_stamp_base_sum(t->frame, len);
+	t->src0 = rd16(t->frame + 28);
+	t->sport0 = rd16(t->frame + 34);
+	{
+		uint16_t magic = VF_STAMP_MAGIC, stream = (uint16_t)fs->id;
+
+		memcpy(t->frame + VF_STAMP_OFF, &magic, 2);
+		memcpy(t->frame + VF_STAMP_OFF + 2, &stream, 2);
+		t->base_sum = (uint64_t)vf_stamp_base_sum(t->frame, len) + magic + stream;
+	}
 	{
 		uint8_t ip[20];
 		memcpy(ip, t->frame + 14, 20);
@@ -347,8 +446,12 @@ static void measure_fini(struct vf_stream *fs)
 {
 	struct meas_tx *t = fs->mode_priv;
 
-	if (t)
+	if (t) {
 		release_pending(fs, t);
+		if (t->nspare)
+			rte_pktmbuf_free_bulk(t->spare, t->nspare);
+		t->nspare = 0;
+	}
 }
 
 const struct vf_fwd_mode vf_fwd_measure = {
@@ -443,6 +546,7 @@ void vf_meas_clear(void)
 		t->clear_seen = clear_req;
 		t->epoch = cur_epoch();
 		t->seq = 0;
+		t->flow = 0;
 		t->sent = 0;
 	}
 }

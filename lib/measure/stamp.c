@@ -35,10 +35,9 @@ uint32_t vf_stamp_base_sum(const uint8_t *f, uint32_t len)
 
 enum vf_stamp_result vf_stamp_parse(const uint8_t *f, uint32_t len, struct vf_stamp *s)
 {
-	uint32_t off = 14, hl, ulen, sum = 0;
+	uint32_t off = 14, hl, ulen;
 	uint16_t type, magic, proto = 0, w;
 	const uint8_t *ip, *udp, *st;
-	uint32_t fe;
 
 	if (len < 14)
 		return VF_STAMP_FOREIGN;
@@ -65,26 +64,18 @@ enum vf_stamp_result vf_stamp_parse(const uint8_t *f, uint32_t len, struct vf_st
 	    hl + ulen > rd16be(ip + 2))
 		return VF_STAMP_CORRUPT;	/* ours, cut short */
 	/* The full UDP checksum: pseudo-header plus the datagram. */
-	sum = vf_stamp_sum(ip + 12, 8, 0);
-	((uint8_t *)&proto)[1] = 17;
-	sum += proto;
-	memcpy(&w, udp + 4, 2);
-	sum += w;
-	sum = vf_stamp_sum(udp, ulen & ~1u, sum);
-	if (ulen & 1) {
-		w = 0;
-		memcpy(&w, udp + ulen - 1, 1);
-		sum += w;
+	{
+		uint64_t sum64 = vf_csum64(ip + 12, 8, 0);
+
+		((uint8_t *)&proto)[1] = 17;
+		sum64 = vf_csum_add(sum64, proto);
+		memcpy(&w, udp + 4, 2);
+		sum64 = vf_csum_add(sum64, w);
+		sum64 = vf_csum64(udp, ulen, sum64);
+		memcpy(&w, udp + 6, 2);
+		if (w == 0 || vf_csum_fold64(sum64) != 0xffff)
+			return VF_STAMP_CORRUPT;
 	}
-	memcpy(&w, udp + 6, 2);
-	if (w == 0 || vf_stamp_fold(sum) != 0xffff)
-		return VF_STAMP_CORRUPT;
-	memcpy(&s->stream, st + 2, 2);
-	memcpy(&fe, st + 4, 4);
-	s->flow = fe & 0xffffff;
-	s->epoch = (uint8_t)(fe >> 24);
-	memcpy(&s->seq, st + 8, 8);
-	s->tsc = 0;
-	memcpy(&s->tsc, st + 16, 6);
+	vf_stamp_fields(st, s);
 	return VF_STAMP_OK;
 }

@@ -53,6 +53,22 @@ static inline void vf_hist_add(struct vf_hist *h, uint64_t v)
 		h->max = v;
 }
 
+/* n values of v at once: what a burst of frames with one latency costs. */
+static inline void vf_hist_add_n(struct vf_hist *h, uint64_t v, uint64_t n)
+{
+	if (__builtin_expect(v > VF_HIST_MAX_VALUE, 0)) {
+		h->overflow += n;
+		v = VF_HIST_MAX_VALUE;
+	}
+	h->b[vf_hist_index(v)] += n;
+	h->count += n;
+	h->sum += v * n;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+}
+
 void vf_hist_reset(struct vf_hist *h);
 /* dst += src (dst may be empty). */
 void vf_hist_merge(struct vf_hist *dst, const struct vf_hist *src);

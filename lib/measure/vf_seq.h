@@ -36,6 +36,13 @@ static inline enum vf_seq_kind vf_seq_add(struct vf_seq *s, uint64_t seq)
 	uint64_t *w = &s->win[(seq / 64) % VF_SEQ_WORDS];
 
 	s->received++;
+	if (__builtin_expect(seq == s->next, 1)) {
+		/* The common case, in order: the bit to set is the one the
+		 * window forgets (seq - VF_SEQ_WIN), so setting it is the slide. */
+		*w |= bit;
+		s->next = seq + 1;
+		return VF_SEQ_IN_ORDER;
+	}
 	if (seq >= s->next) {
 		/* Forget the numbers the window slides over: [next, seq]. */
 		if (seq - s->next >= VF_SEQ_WIN) {

@@ -337,6 +337,19 @@ void vf_out_cell(char *buf, size_t len, const struct vf_col *c, const void *row)
 	case VF_COL_BPS:
 		snprintf(buf, len, "%.2f", *(const double *)p / 1e9);
 		break;
+	case VF_COL_BITS: {
+		double v = *(const double *)p;
+
+		if (v >= 999.9995e6)
+			snprintf(buf, len, "%.3f Gbit/s", v / 1e9);
+		else if (v >= 999.9995e3)
+			snprintf(buf, len, "%.3f Mbit/s", v / 1e6);
+		else if (v >= 999.9995)
+			snprintf(buf, len, "%.3f kbit/s", v / 1e3);
+		else
+			snprintf(buf, len, "%.0f bit/s", v);
+		break;
+	}
 	case VF_COL_RATIO:
 		snprintf(buf, len, "%.3f", *(const double *)p * 100.0);
 		break;

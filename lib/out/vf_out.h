@@ -47,6 +47,7 @@ enum vf_col_kind {
 	VF_COL_BYTES,	/* uint64_t bytes: "12.3 GB" */
 	VF_COL_PPS,	/* double packets/s: "140.2 Mpps", "512.0 kpps" */
 	VF_COL_BPS,	/* double bits/s: Gbit/s with 2 decimals */
+	VF_COL_BITS,	/* double bits/s, any size: "1.000 Mbit/s", "9.524 Gbit/s" */
 	VF_COL_RATIO,	/* double 0..1: percent with 3 decimals */
 	VF_COL_US,	/* double microseconds, 2 decimals */
 	VF_COL_DBL,	/* double, 3 decimals */

@@ -9,6 +9,7 @@
 #include "methods.h"
 #include "vf_log.h"
 #include "vf_out.h"
+#include "vf_rate.h"
 
 #define VERIFY_TRIES 3
 
@@ -135,12 +136,16 @@ static void rate_obj(struct vf_out *o, const char *key, const char *title, uint6
 {
 	/* text: the title line alone, no "ndr:" heading */
 	vf_out_obj_begin(o, vf_out_is_json(o) ? key : NULL);
-	vf_out_title(o, "%-4s %10.4f Mpps  %8.3f Gbit/s (%u-byte frames)  loss %.4f%%  %s",
-		     title, (double)rate / 1e6, (double)rate * frame * 8 / 1e9, frame, loss * 100,
+	vf_out_title(o, "%-4s %10.4f Mpps  %8.3f Gbit/s L2  %8.3f Gbit/s L1 (%u-byte frames)  "
+		     "loss %.4f%%  %s", title, (double)rate / 1e6,
+		     vf_rate_l2_bps((double)rate, frame) / 1e9,
+		     vf_rate_l1_bps((double)rate, frame) / 1e9, frame, loss * 100,
 		     ok ? "verified" : "NOT verified");
 	if (vf_out_is_json(o)) {
 		vf_out_u64(o, "rate_pps", rate);
-		vf_out_dbl(o, "bps", (double)rate * frame * 8);
+		vf_out_dbl(o, "bps", (double)rate * frame * 8);	/* without FCS, as before */
+		vf_out_dbl(o, "l2_bps", vf_rate_l2_bps((double)rate, frame));
+		vf_out_dbl(o, "l1_bps", vf_rate_l1_bps((double)rate, frame));
 		vf_out_dbl(o, "loss_ratio", loss);
 		vf_out_bool(o, "verified", ok);
 	}

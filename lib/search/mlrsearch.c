@@ -17,6 +17,7 @@
 #include "vf_search_goals.h"
 #include "vf_log.h"
 #include "vf_out.h"
+#include "vf_rate.h"
 
 static struct {
 	struct vf_mlr_goal g[VF_SEARCH_MAX_GOALS];
@@ -168,9 +169,10 @@ static void goal_line(struct vf_out *o, int i, double tester_limit, uint16_t fra
 		char up[24] = "?";
 		if (r->has_upper)
 			snprintf(up, sizeof(up), "%.4f", r->upper / 1e6);
-		vf_out_title(o, "%-8s %.4f Mpps  %.3f Gbit/s (%u-byte frames)  conditional throughput "
-			     "%.4f Mpps  bounds %.4f..%s Mpps  %s  [%s]", g->name, r->lower / 1e6,
-			     r->lower * frame * 8 / 1e9, frame, r->throughput / 1e6, r->lower / 1e6,
+		vf_out_title(o, "%-8s %.4f Mpps  %.3f Gbit/s L2  %.3f Gbit/s L1 (%u-byte frames)  "
+			     "conditional throughput %.4f Mpps  bounds %.4f..%s Mpps  %s  [%s]", g->name,
+			     r->lower / 1e6, vf_rate_l2_bps(r->lower, frame) / 1e9,
+			     vf_rate_l1_bps(r->lower, frame) / 1e9, frame, r->throughput / 1e6, r->lower / 1e6,
 			     up, r->regular ? "regular" : "IRREGULAR", how);
 	}
 }
@@ -205,7 +207,9 @@ void vf_search_mlr_report(struct vf_search *s, struct vf_out *o)
 			vf_out_str(o, "irregular", why);
 			if (r->has_lower) {
 				vf_out_dbl(o, "lower_pps", r->lower);
-				vf_out_dbl(o, "bps", r->lower * frame * 8);
+				vf_out_dbl(o, "bps", r->lower * frame * 8);	/* without FCS */
+				vf_out_dbl(o, "l2_bps", vf_rate_l2_bps(r->lower, frame));
+				vf_out_dbl(o, "l1_bps", vf_rate_l1_bps(r->lower, frame));
 			}
 			if (r->has_upper)
 				vf_out_dbl(o, "upper_pps", r->upper);

@@ -11,6 +11,7 @@
 #include "vf_search.h"
 #include "vf_log.h"
 #include "vf_out.h"
+#include "vf_rate.h"
 #include "vf_runtime.h"
 
 static const struct {
@@ -39,22 +40,28 @@ static bool nothing_back(const struct vf_search *s)
 	return true;
 }
 
-static void latency_table(struct vf_out *o, const struct vf_search_trial *const lat[4])
+static void latency_table(struct vf_out *o, const struct vf_search_trial *const lat[4],
+			  unsigned int frame)
 {
 	vf_out_arr_begin(o, "latency");
-	vf_out_title(o, "latency (us)   %12s %9s %9s %9s %9s %9s %9s %9s %9s", "rate pps", "loss%",
+	vf_out_title(o, "latency (us)   %12s %13s %13s %9s %9s %9s %9s %9s %9s %9s %9s", "rate pps",
+		     "L2 Mbit/s", "L1 Mbit/s", "loss%",
 		     "min", "avg", "p50", "p90", "p99", "p99.9", "max");
 	for (unsigned int i = 0; i < 4; i++) {
 		const struct vf_search_trial *l = lat[i];
 		if (!l)
 			continue;
 		vf_out_obj_begin(o, NULL);
-		vf_out_title(o, "  at %-9s %12llu %9.4f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f",
-			     loads[i].name, (unsigned long long)l->load, l->loss * 100, l->lat.min,
+		vf_out_title(o, "  at %-9s %12llu %13.3f %13.3f %9.4f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f",
+			     loads[i].name, (unsigned long long)l->load,
+			     vf_rate_l2_bps(l->load, frame) / 1e6, vf_rate_l1_bps(l->load, frame) / 1e6,
+			     l->loss * 100, l->lat.min,
 			     l->lat.avg, l->lat.p50, l->lat.p90, l->lat.p99, l->lat.p999, l->lat.max);
 		if (vf_out_is_json(o)) {
 			vf_out_str(o, "load", loads[i].name);
 			vf_out_u64(o, "rate_pps", (uint64_t)l->load);
+			vf_out_dbl(o, "l2_bps", vf_rate_l2_bps(l->load, frame));
+			vf_out_dbl(o, "l1_bps", vf_rate_l1_bps(l->load, frame));
 			vf_out_dbl(o, "tx_pps", l->offered);
 			vf_out_dbl(o, "loss_ratio", l->loss);
 			vf_out_bool(o, "tester_limited", l->limited);
@@ -140,6 +147,7 @@ int vf_search_run(struct vf_session *ses)
 		vf_out_dbl(o, "traffic_s", traffic_s(&s));
 		vf_out_dbl(o, "elapsed", vf_now_s() - s.start);
 		vf_out_u64(o, "frame", ses->fwd.txpkts < 64 ? 64 : ses->fwd.txpkts);
+		vf_out_u64(o, "fcs_bytes_in_l2", VF_RATE_FCS);
 		vf_out_u64(o, "min_rate", c->min_rate);
 		vf_out_dbl(o, "tester_limit_pps", s.tester_limit);
 		vf_out_bool(o, "interrupted", s.aborted);
@@ -148,7 +156,7 @@ int vf_search_run(struct vf_session *ses)
 		vf_search_bisect_report(&s, o);
 	else
 		vf_search_mlr_report(&s, o);
-	latency_table(o, lat);
+	latency_table(o, lat, vf_session_frame_len(ses));
 	vf_out_obj_end(o);
 	vf_out_obj_end(o);
 	vf_session_emit(ses, o);

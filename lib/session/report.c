@@ -104,44 +104,6 @@ static void print_summary(struct vf_session *ses, struct vf_out *o, double elaps
 		     cnt, elapsed, rate, drop);
 }
 
-void vf_session_load(const struct vf_session *ses, struct vf_session_load *l)
-{
-	struct vf_meas_stream all;
-	unsigned int ns = vf_fwd_nb_streams() ? vf_fwd_nb_streams() : 1;
-
-	vf_meas_sum(&all);
-	l->intended_pps = (double)ses->fwd.rate_pps;
-	l->effective_s = vf_fwd_elapsed();
-	l->offered_pps = l->effective_s > 0 ? (double)all.sent / l->effective_s : 0;
-	l->limited = ses->fwd.rate_pps && !ses->fwd.count && l->effective_s > 0 &&
-		     (double)all.sent < l->intended_pps * l->effective_s * 0.99 -
-					2.0 * ses->fwd.burst * ns;
-}
-
-/* The measuring run's load, beside its figures. */
-static void report_load(const struct vf_session *ses, struct vf_out *o)
-{
-	struct vf_session_load l;
-	char want[32], got[32];
-
-	vf_session_load(ses, &l);
-	if (l.intended_pps > 0)
-		vf_out_fmt_pps(want, sizeof(want), l.intended_pps);
-	else
-		snprintf(want, sizeof(want), "unthrottled");
-	vf_out_fmt_pps(got, sizeof(got), l.offered_pps);
-	vf_out_obj_begin(o, vf_out_is_json(o) ? "load" : NULL);
-	vf_out_title(o, "load: asked %s, offered %s over %.3f s%s", want, got, l.effective_s,
-		     l.limited ? "  TESTER-LIMITED: the ports took less than asked" : "");
-	if (vf_out_is_json(o)) {
-		vf_out_dbl(o, "intended_pps", l.intended_pps);
-		vf_out_dbl(o, "offered_pps", l.offered_pps);
-		vf_out_dbl(o, "effective_s", l.effective_s);
-		vf_out_bool(o, "tester_limited", l.limited);
-	}
-	vf_out_obj_end(o);
-}
-
 void vf_session_print_stats(struct vf_session *ses, bool final)
 {
 	struct vf_out *o = vf_out_new(ses->json);
@@ -200,7 +162,7 @@ void vf_session_print_stats(struct vf_session *ses, bool final)
 	vf_stats_streams(o, "fwd", &frx, &ftx, &fdrop);
 	if (ses->fwd.mode == vf_fwd_mode_find("measure")) {
 		vf_meas_report(o, ses->json);
-		report_load(ses, o);
+		vf_session_report_load(ses, o);
 	}
 	vf_out_obj_end(o);
 	ses->prev_time = t;

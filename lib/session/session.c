@@ -25,6 +25,8 @@ void vf_session_init(struct vf_session *ses, const char *tool)
 	ses->nb_rxd = ses->nb_txd = 1024;
 	ses->fwd.burst = 32;
 	ses->fwd.txpkts = 64;
+	ses->fwd.replay_speed = 1;
+	ses->fwd.replay_loops = 1;
 	ses->fwd.nb_flows = 1024;
 	ses->fwd.drain_ms = 100;
 	ses->fwd.impair = &ses->impair;

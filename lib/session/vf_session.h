@@ -19,6 +19,7 @@
 #include "vf_impair.h"
 #include "vf_meas.h"
 #include "vf_port.h"
+#include "vf_rate.h"
 
 struct vf_out;
 
@@ -65,6 +66,13 @@ struct vf_session {
 	bool cmd_input;			/* commands from a piped stdin */
 	int verbose;
 	volatile bool quit;
+	/* --rate, --min-rate, --max-rate as given (value 0: not given); bit/s
+	 * and percentages become fwd.rate_pps and search.min_rate/max_rate
+	 * once the ports exist (vf_session_resolve_rates) */
+	struct vf_rate rate_spec, min_rate_spec, max_rate_spec;
+	/* replay: --pcap, read once before the run (fwd.replay points here) */
+	char pcap_file[512];
+	struct vf_pcap pcap;
 	/* measuring */
 	char hist_file[512];
 	struct vf_meas_limits limits;
@@ -112,7 +120,8 @@ void vf_session_unlock(void);
 void vf_session_prom_start(struct vf_session *ses);
 void vf_session_prom_stop(struct vf_session *ses);
 
-/* The load of a measuring run: asked (fwd.rate_pps, 0: unthrottled), what
+/* rates.c: the load of a measuring run: asked (fwd.rate_pps, or a
+ * burst:N/T pattern's exact N/T; 0: unthrottled), what
  * the ports took (frames sent / effective), over how long, and whether it
  * fell short of the asked load by more than 1 % and two bursts per stream
  * (tester-limited; only judged for runs that end by time or signal, as a
@@ -122,6 +131,21 @@ struct vf_session_load {
 	bool limited;
 };
 void vf_session_load(const struct vf_session *ses, struct vf_session_load *l);
+
+/* rates.c: the frame length the generators send (bytes without FCS: the
+ * measuring mode's stamp needs at least its minimum frame; replay: the
+ * capture's mean frame). */
+unsigned int vf_session_frame_len(const struct vf_session *ses);
+/* Turns the rates given in bit/s or percent into packets per second with
+ * the frame length in use and, for a percentage, the ports' link speed:
+ * the percentage is of each sending port's link (every port sends; the
+ * slowest one counts, the rate is shared evenly).  A burst:N/T pattern
+ * sets the rate itself.  0, or -1 with a message in err (a port that does
+ * not report its speed, a rate outside 1 pps .. 1 Gpps). */
+int vf_session_resolve_rates(struct vf_session *ses, char *err, size_t errlen);
+/* The load of a measuring run in packets/s, L2 and L1 bit/s (asked and
+ * offered), as text or JSON (one description of the fields, vf_out.h). */
+void vf_session_report_load(const struct vf_session *ses, struct vf_out *o);
 
 /* report.c: one statistics document (ports and streams; text: a period
  * line unless final), to stdout and the stats file. */

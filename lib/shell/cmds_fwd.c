@@ -265,6 +265,8 @@ static int cmd_set_rate(struct vf_cmd_ctx *c, int argc, char **argv)
 
 	if (vf_parse_rate(argv[0], 0, 1000000000ull, &pps))
 		return vf_cmd_error("rate: expected 0 (unlimited) or " VF_RATE_FORMS " (up to 1G)");
+	if (c->ses->fwd.pattern.kind == VF_PATTERN_BURST && c->ses->fwd.pattern.burst_ns)
+		return vf_cmd_error("rate: --pattern burst:N/T sets the rate (N/T); restart with burst:N to pace bursts at a rate");
 	c->ses->fwd.rate_pps = pps;
 	/* Running generators pick the new rate up at their next burst. */
 	for (unsigned int i = 0; i < ns && vf_fwd_running(); i++) {

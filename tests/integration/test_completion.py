@@ -71,6 +71,12 @@ got = complete("vfwd", "vfwd --port memif,secret")
 check(set(got) == {"memif,secret=", "memif,secret-file="}, f"memif,secret -> {got}")
 got = complete("nullgen", "nullgen --ra")
 check(got == ["--rate"], f"nullgen --ra -> {got}")
+got = complete("nullgen", "nullgen --pa")
+check(got == ["--pattern"], f"nullgen --pa -> {got}")
+got = complete("nullgen", "nullgen --pattern ")
+check(set(got) == {"constant", "burst:", "poisson"}, f"nullgen --pattern -> {got}")
+got = complete("vfwd", "vfwd --pattern po")
+check(got == ["poisson"], f"vfwd --pattern po -> {got}")
 # the control socket (issue 29): an option of every tool, and the client's own
 for tool in ("vfwd", "nullgen", "vhostd", "memifctl"):
     got = complete(tool, f"{tool} --ctl")

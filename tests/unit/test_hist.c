@@ -180,6 +180,24 @@ static void test_hdr_text(void **state)
 	free(buf);
 }
 
+/* n values at once is n single adds, overflow included. */
+static void test_add_n(void **state)
+{
+	static struct vf_hist a, b;
+	static const uint64_t v[] = { 0, 5, 127, 128, 1000, 123456, VF_HIST_MAX_VALUE,
+				      VF_HIST_MAX_VALUE + 1, 3 };
+	static const uint64_t n[] = { 1, 32, 2, 7, 1, 31, 3, 4, 256 };
+
+	vf_hist_reset(&a);
+	vf_hist_reset(&b);
+	for (unsigned int i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		vf_hist_add_n(&a, v[i], n[i]);
+		for (uint64_t k = 0; k < n[i]; k++)
+			vf_hist_add(&b, v[i]);
+		assert_memory_equal(&a, &b, sizeof(a));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,6 +206,7 @@ int main(void)
 		cmocka_unit_test(test_extremes),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_hdr_text),
+		cmocka_unit_test(test_add_n),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

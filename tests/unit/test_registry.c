@@ -34,7 +34,7 @@ static void test_drivers(void **state)
 static void test_modes(void **state)
 {
 	const char *want[] = { "io", "mac", "macswap", "rxonly", "txonly", "flowgen",
-			       "icmpecho", "5tswap", "measure", "impair" };
+			       "icmpecho", "5tswap", "replay", "measure", "impair" };
 	const size_t nwant = sizeof(want) / sizeof(want[0]);
 	unsigned int n = 0;
 

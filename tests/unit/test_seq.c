@@ -107,6 +107,60 @@ static void test_far_apart(void **state)
 	assert_int_equal(s.dups, 0);
 }
 
+/* Against an exact model (every number remembered), on a walk that is
+ * mostly in order, as a device delivers, with jumps forward, steps back
+ * inside and beyond the window, and repeats: the in-order fast path and
+ * the general path together give the model's answer every time. */
+#define MODEL_N 200000
+static uint8_t seen[MODEL_N];
+
+static void test_against_model(void **state)
+{
+	uint64_t next = 0, dups = 0, reord = 0, late = 0, x = 88172645463325252ull, q = 0;
+
+	vf_seq_reset(&s);
+	memset(seen, 0, sizeof(seen));
+	for (int i = 0; i < 400000; i++) {
+		enum vf_seq_kind want, got;
+		uint64_t r;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		r = x % 1000;
+		if (r < 900)
+			q = next;				/* in order */
+		else if (r < 930)
+			q = next + x % 300;			/* a gap */
+		else if (r < 990)
+			q = next > 0 ? next - 1 - (x >> 20) % (next < 6000 ? next : 6000) : 0;
+		/* else: q as before, the same number again */
+		if (q >= MODEL_N - 400)
+			break;
+		if (q >= next) {
+			want = VF_SEQ_IN_ORDER;
+			next = q + 1;
+		} else if (next - q > VF_SEQ_WIN) {
+			want = VF_SEQ_REORDERED;
+			reord++;
+			late++;
+		} else if (seen[q]) {
+			want = VF_SEQ_DUP;
+			dups++;
+		} else {
+			want = VF_SEQ_REORDERED;
+			reord++;
+		}
+		seen[q] = 1;
+		got = vf_seq_add(&s, q);
+		assert_int_equal(got, want);
+	}
+	assert_int_equal(s.next, next);
+	assert_int_equal(s.dups, dups);
+	assert_int_equal(s.reordered, reord);
+	assert_int_equal(s.late, late);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -115,6 +169,7 @@ int main(void)
 		cmocka_unit_test(test_swapped_pairs_exact),
 		cmocka_unit_test(test_gap_larger_than_window),
 		cmocka_unit_test(test_far_apart),
+		cmocka_unit_test(test_against_model),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

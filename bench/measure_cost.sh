@@ -1,0 +1,179 @@
+#!/bin/sh
+# What measuring costs against plain forwarding on one core (issue 26,
+# item 1): does nullgen --fwd measure keep up with a mac loop through the
+# same peer?
+#
+#   null    two null ports, one core: io against measure (tx Mpps per port).
+#           io never touches a frame there, measure builds, stamps and checks
+#           every one, so this is the bare cost of the measuring itself.
+#   memif   a memifctl mac reflector (server, own core) and, on the other
+#           core, a vfwd mac loop with INFLIGHT frames (`start tx_first`)
+#           against nullgen --fwd measure unthrottled: Mpps that came back.
+#   vhost   the same through vhostd (our virtio_user front-end).
+#
+# ROUNDS interleaved rounds; each figure is the median and [min-max].
+# VF_BUILD_BASE: a second build whose nullgen also runs (as "base"), in the
+# same rounds, so a change is measured before and after on the same load.
+#
+#   bench/measure_cost.sh   env: ROUNDS (5), DURATION (3 s), INFLIGHT (256),
+#                           PARTS ("null memif vhost"), VF_BUILD (build),
+#                           VF_BUILD_BASE (unset)
+#
+# The busy-polling processes take /tmp/vf-poll.lock (flock) for the whole
+# run, unless VF_POLL_LOCKED is set (the caller holds it).
+set -eu
+cd "$(dirname "$0")/.."
+. bench/poll_lock.sh
+vf_poll_lock "$@"
+BUILD=${VF_BUILD:-build}
+export NULLGEN="$BUILD/cmd/nullgen/nullgen" MEMIFCTL="$BUILD/cmd/memifctl/memifctl" \
+    VHOSTD="$BUILD/cmd/vhostd/vhostd" VFWD="$BUILD/cmd/vfwd/vfwd" \
+    NULLGEN_BASE="${VF_BUILD_BASE:+$VF_BUILD_BASE/cmd/nullgen/nullgen}"
+for b in "$NULLGEN" "$MEMIFCTL" "$VHOSTD" "$VFWD" ${NULLGEN_BASE:+"$NULLGEN_BASE"}; do
+    [ -x "$b" ] || { echo "not built: $b" >&2; exit 1; }
+done
+export ROUNDS="${ROUNDS:-5}" DURATION="${DURATION:-3}" INFLIGHT="${INFLIGHT:-256}" \
+    PARTS="${PARTS:-null memif vhost}"
+
+exec python3 - <<'EOF'
+import json, os, shutil, signal, statistics, subprocess, sys, tempfile, time
+
+E = os.environ
+NULLGEN, MEMIFCTL, VHOSTD, VFWD = E["NULLGEN"], E["MEMIFCTL"], E["VHOSTD"], E["VFWD"]
+BASE = E.get("NULLGEN_BASE") or None
+ROUNDS, DUR, INFLIGHT = int(E["ROUNDS"]), float(E["DURATION"]), int(E["INFLIGHT"])
+PARTS = E["PARTS"].split()
+PEER = ["-l", "0-1", "--main-lcore", "0"]	# forwards on lcore 1
+GEN = ["-l", "0-1", "--main-lcore", "1"]	# forwards on lcore 0
+GENS = [("new", NULLGEN)] + ([("base", BASE)] if BASE else [])
+
+
+def stop(p, t=20):
+    if p.poll() is None:
+        p.send_signal(signal.SIGINT)
+        try:
+            p.wait(timeout=t)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def last_json(cmd, timeout):
+    try:
+        r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    objs = [ln for ln in r.stdout.splitlines() if ln.startswith("{")]
+    return json.loads(objs[-1]) if objs else None
+
+
+class Peer:
+    """A reflector on its own core and a fresh socket; .port is our spec."""
+
+    def __init__(self, kind):
+        self.dir = tempfile.mkdtemp(prefix="vfcost-")
+        sock = os.path.join(self.dir, "s.sock")
+        if kind == "memif":
+            cmd = [MEMIFCTL, *PEER, "--role", "server", "--socket", sock,
+                   "--socket-abstract", "no", "--fwd", "mac"]
+            self.port = f"memif,role=client,socket={sock},socket-abstract=no"
+        else:
+            cmd = [VHOSTD, *PEER, "--iface", sock]
+            self.port = f"virtio_user,path={sock}"
+        self.p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
+        end = time.time() + 20
+        while not os.path.exists(sock) and time.time() < end:
+            time.sleep(0.05)
+        time.sleep(0.5)
+
+    def close(self):
+        stop(self.p)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def mac_loop(port):
+    """vfwd's mac loop with INFLIGHT frames: Mpps received."""
+    cli = subprocess.Popen([VFWD, *GEN, "-i", "--port", port, "--fwd", "mac"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True)
+
+    def rx():
+        cli.stdin.write("show port stats 0 json\n")
+        cli.stdin.flush()
+        while True:
+            ln = cli.stdout.readline()
+            if not ln:
+                return None
+            if ln.startswith('{"ports"'):
+                return json.loads(ln)["ports"][0]["ipackets"], time.time()
+
+    try:
+        time.sleep(2.0)
+        cli.stdin.write(f"start tx_first {max(1, INFLIGHT // 32)}\n")
+        cli.stdin.flush()
+        time.sleep(1.5)
+        a = rx()
+        time.sleep(DUR)
+        b = rx()
+        cli.stdin.write("quit\n")
+        cli.stdin.flush()
+    except BrokenPipeError:
+        a = b = None
+    stop(cli)
+    if not a or not b:
+        return float("nan")
+    return (b[0] - a[0]) / (b[1] - a[1]) / 1e6
+
+
+def measure(gen, port):
+    o = last_json([gen, *GEN, "--json", "--port", port, "--fwd", "measure",
+                   "--duration", str(DUR)], DUR + 40)
+    return o["ports"][0]["rx_pps"] / 1e6 if o else float("nan")
+
+
+res = {}
+
+
+def add(k, v):
+    res.setdefault(k, []).append(v)
+
+
+for rnd in range(ROUNDS):
+    gens = GENS if rnd % 2 == 0 else GENS[::-1]
+    if "null" in PARTS:
+        o = last_json([NULLGEN, *GEN, "--json", "--port", "null", "--port", "null",
+                       "--fwd", "io", "--duration", str(DUR)], DUR + 40)
+        add(("null", "io"), o["ports"][0]["tx_pps"] / 1e6 if o else float("nan"))
+        for name, g in gens:
+            o = last_json([g, *GEN, "--json", "--port", "null", "--port", "null",
+                           "--fwd", "measure", "--duration", str(DUR)], DUR + 40)
+            add(("null", f"measure {name}"), o["ports"][0]["tx_pps"] / 1e6 if o else float("nan"))
+    for kind in ("memif", "vhost"):
+        if kind not in PARTS:
+            continue
+        peer = Peer(kind)
+        try:
+            add((kind, "mac loop"), mac_loop(peer.port))
+            for name, g in gens:
+                add((kind, f"measure {name}"), measure(g, peer.port))
+        finally:
+            peer.close()
+    print(f"round {rnd + 1}/{ROUNDS} done", file=sys.stderr)
+
+
+def med(k):
+    v = [x for x in res.get(k, []) if x == x]
+    return statistics.median(v) if v else float("nan")
+
+
+print(f"\nMpps, median [min-max] of {ROUNDS} rounds, {DUR:g} s each, one core per side, "
+      f"mac loop with {INFLIGHT} in flight")
+for k in sorted(res, key=lambda k: (["null", "memif", "vhost"].index(k[0]), k[1])):
+    v = [x for x in res[k] if x == x]
+    ref = ("null", "io") if k[0] == "null" else (k[0], "mac loop")
+    ratio = med(k) / med(ref) if k != ref else 1.0
+    rng = f"[{min(v):.2f}-{max(v):.2f}]" if v else "[-]"
+    print(f"  {k[0]:6} {k[1]:14} {med(k):7.2f} {rng:15} {ratio:5.2f}x")
+EOF

@@ -1,0 +1,155 @@
+/* replay: the frames of a capture (--pcap, read once at start by
+ * vf_pcap_load into memory), sent at their recorded timing scaled by
+ * --speed, or paced by --rate (and --pattern) instead, --loop times.
+ *
+ * Each send copies the frame from that memory into a fresh mbuf, as txonly
+ * copies its template: a sent mbuf belongs to the driver, which may write
+ * into it (virtio_user puts its header in the headroom), so the same mbuf
+ * cannot safely go out twice.  No file access on the forwarding cores. */
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+
+#include "vf_fwd_mode.h"
+
+struct replay {
+	uint32_t next;		/* the next frame to send */
+	uint64_t loops;		/* passes over the capture finished */
+	uint64_t t0;		/* TSC at which this pass's time 0 falls */
+	double ns_per_cycle;	/* capture ns per TSC cycle: --speed / tsc_hz */
+	uint64_t pass_cycles;	/* TSC cycles of one pass, gap to the next included */
+	bool done;
+};
+
+static void replay_init(struct vf_stream *fs)
+{
+	const struct vf_fwd_cfg *cfg = fs->cfg;
+	const struct vf_pcap *cap = cfg->replay;
+	struct replay *r;
+	double hz = (double)rte_get_tsc_hz(), span;
+
+	rte_free(fs->mode_priv);
+	fs->mode_priv = r = rte_zmalloc("vf_replay", sizeof(*r), RTE_CACHE_LINE_SIZE);
+	if (!r)
+		return;
+	fs->gen_left = cfg->count;
+	fs->tb_rate = 0;
+	if (cfg->rate_pps) {
+		fs->tb_rate = cfg->rate_pps / (fs->nb_streams ? fs->nb_streams : 1);
+		if (!fs->tb_rate)
+			fs->tb_rate = 1;
+		fs->tb_tokens = 0;
+		fs->tb_last_tsc = 0;
+	}
+	if (!cap || !cap->n) {
+		r->done = true;
+		return;
+	}
+	r->ns_per_cycle = cfg->replay_speed * 1e9 / hz;
+	/* the next pass starts one mean gap after the last frame, so two
+	 * passes do not put two frames on the same instant */
+	span = (double)cap->frames[cap->n - 1].ts_ns;
+	span += cap->n > 1 ? span / (cap->n - 1) : 1e6;
+	r->pass_cycles = (uint64_t)(span / r->ns_per_cycle) + 1;
+}
+
+/* Frames due now, at most a burst: by the rate (and --pattern), or by the
+ * recorded time of this pass's frames; --count bounds both. */
+static uint16_t due(struct vf_stream *fs, struct replay *r, const struct vf_pcap *cap)
+{
+	uint16_t n = 0, max = fs->burst;
+
+	if (fs->tb_rate) {
+		n = vf_fwd_gen_budget(fs);	/* capped by --count already */
+	} else {
+		uint64_t now = rte_rdtsc();
+
+		if (!r->t0)
+			r->t0 = now;
+		if (now < r->t0)
+			return 0;	/* the gap before the next pass */
+		double at = (double)(now - r->t0) * r->ns_per_cycle;
+
+		if (fs->cfg->count && fs->gen_left < max)
+			max = (uint16_t)fs->gen_left;
+		while (n < max && r->next + n < cap->n &&
+		       (double)cap->frames[r->next + n].ts_ns <= at)
+			n++;
+	}
+	if (fs->cfg->count)
+		fs->gen_left -= n;
+	return n;
+}
+
+static void replay_fwd(struct vf_stream *fs)
+{
+	struct replay *r = fs->mode_priv;
+	const struct vf_pcap *cap = fs->cfg->replay;
+	struct rte_mbuf *pkts[VF_MAX_BURST];
+	uint16_t n, room;
+	uint64_t rearm;
+
+	if (!r || r->done || __atomic_load_n(&vf__fwd_draining, __ATOMIC_RELAXED))
+		return;
+	n = due(fs, r, cap);
+	if (!n)
+		return;
+	if (rte_mempool_get_bulk(fs->cfg->pool, (void **)pkts, n) < 0) {
+		vf_ctr_add(fs->fwd_dropped, n);
+		return;
+	}
+	room = rte_pktmbuf_data_room_size(fs->cfg->pool);
+	rearm = vf_mbuf_rearm_word(RTE_PKTMBUF_HEADROOM < room ? RTE_PKTMBUF_HEADROOM : room,
+				   fs->tx_port->id);
+	/* at --rate a burst may run over the end of a pass into the next */
+	for (uint16_t i = 0; i < n; i++) {
+		const struct vf_pcap_frame *f = &cap->frames[r->next];
+
+		vf_mbuf_init_len(pkts[i], rearm, f->len);
+		pkts[i]->tx_offload = 0;
+		rte_memcpy(rte_pktmbuf_mtod(pkts[i], void *), cap->buf + f->off, f->len);
+		if (++r->next < cap->n)
+			continue;
+		r->next = 0;
+		r->loops++;
+		r->t0 += r->pass_cycles;
+		if (fs->cfg->replay_loops && r->loops >= fs->cfg->replay_loops) {
+			__atomic_store_n(&r->done, true, __ATOMIC_RELAXED);
+			rte_mempool_put_bulk(fs->cfg->pool, (void **)(pkts + i + 1), n - i - 1);
+			n = i + 1;
+			break;
+		}
+	}
+	fwd_tx(fs, pkts, n);
+}
+
+/* Nothing to release (mode_priv is the engine's to free); having it says
+ * the mode keeps state of its own, so --tx-first leaves it alone. */
+static void replay_fini(struct vf_stream *fs)
+{
+	(void)fs;
+}
+
+bool vf_fwd_replay_done(void)
+{
+	for (unsigned int i = 0; i < vf_fwd_nb_streams(); i++) {
+		struct vf_stream *fs = vf_fwd_stream(i);
+		const struct replay *r = fs->mode_priv;
+
+		if (fs->priv_mode != &vf_fwd_replay)
+			return false;
+		if (r && !__atomic_load_n(&r->done, __ATOMIC_RELAXED))
+			return false;
+	}
+	return vf_fwd_nb_streams() > 0;
+}
+
+const struct vf_fwd_mode vf_fwd_replay = {
+	.name = "replay",
+	.help = "send the frames of a capture (--pcap) at their recorded timing (--speed) or at --rate",
+	.fwd = replay_fwd,
+	.stream_init = replay_init,
+	.stream_fini = replay_fini,
+	.generates = true,
+};
