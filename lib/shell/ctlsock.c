@@ -163,20 +163,25 @@ static bool line_ok(const char *s, size_t n)
 static void dispatch(struct client *c)
 {
 	char *nl;
-	size_t n;
+	size_t n, used;
 	struct vf__ctl_job *job;
 
 	if (c->busy || c->closing || c->out_len - c->out_off >= OUT_LOW)
 		return;
 	nl = memchr(c->in, '\n', c->in_len);
-	if (!nl) {
-		if (c->in_len == sizeof(c->in))
-			proto_error(c, "line too long (at most 4095 bytes)");
-		else if (c->eof)
-			c->closing = true;	/* a last line without newline is dropped */
+	if (nl) {
+		n = (size_t)(nl - c->in);
+		used = n + 1;
+	} else if (c->in_len == sizeof(c->in)) {
+		proto_error(c, "line too long (at most 4095 bytes)");
+		return;
+	} else if (c->eof && c->in_len) {
+		n = used = c->in_len;	/* a last line without its newline */
+	} else {
+		if (c->eof)
+			c->closing = true;
 		return;
 	}
-	n = (size_t)(nl - c->in);
 	if (n && c->in[n - 1] == '\r')
 		n--;
 	if (!line_ok(c->in, n)) {
@@ -192,8 +197,8 @@ static void dispatch(struct client *c)
 		return;
 	}
 	job->owner = c;
-	c->in_len -= (size_t)(nl + 1 - c->in);
-	memmove(c->in, nl + 1, c->in_len);
+	c->in_len -= used;
+	memmove(c->in, c->in + used, c->in_len);
 	c->busy = true;
 	vf__ctl_runner_submit(job);
 }

@@ -3,7 +3,8 @@
  *
  * Client to server: one command per line, "\n"-terminated (a "\r" before
  * it is dropped), at most VF_CTL_LINE_MAX - 1 bytes before the newline,
- * text without NUL or other control characters than tab.
+ * text without NUL or other control characters than tab; after the
+ * client's half close, a last line without newline counts too.
  *
  * Server to client, per command and in the order they came: the reply's
  * lines, each led by one type byte, then one end line:

@@ -104,6 +104,14 @@ def bad_input(sock):
         ends.append(lines[-1])
     check(ends == ["=ok", "=error", "=ok"], f"pipelined: {ends}")
     s.close()
+    # a last line without its newline, then a half close: run, answered, closed
+    s = raw(sock)
+    s.sendall(b"help quit")
+    s.shutdown(socket.SHUT_WR)
+    lines, _ = read_reply(s)
+    check(lines[-1] == "=ok" and lines[0].startswith(".quit"), f"unterminated last line: {lines}")
+    check(eof_soon(s), "connection not closed after the client's half close")
+    s.close()
     # a client that floods and never reads does not stall another one
     hog = raw(sock)
     hog.setblocking(False)
