@@ -6,7 +6,7 @@
 #                           sanitizer runtime, tshark, promtool, ...)
 set -e
 BUILD="build-essential meson ninja-build pkg-config dpdk-dev libdpdk-dev
-       libjansson-dev libedit-dev"
+       libjansson-dev libedit-dev libsystemd-dev"
 TEST="python3 dpdk libcmocka-dev mandoc man-db groff-base bash-completion clang libclang-rt-14-dev
       qemu-system-x86 iproute2 busybox-static linux-image-cloud-amd64 tshark prometheus"
 PKGS="$BUILD"

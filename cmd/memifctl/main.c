@@ -155,6 +155,7 @@ static const struct vf_tool memifctl_tool = {
 	.opts = memifctl_opts,
 	.finish = memifctl_finish,
 	.shell_init = memifctl_shell_init,
+	.default_ctl = "/run/memifctl.ctl",
 };
 
 int main(int argc, char **argv)

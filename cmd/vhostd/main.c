@@ -102,6 +102,7 @@ static const struct vf_tool vhostd_tool = {
 	.default_mode = "mac",
 	.opts = vhostd_opts,
 	.finish = vhostd_finish,
+	.default_ctl = "/run/vhostd.ctl",
 };
 
 int main(int argc, char **argv)

@@ -17,9 +17,11 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include "service.h"
 #include "vf_complete.h"
 #include "vf_capture.h"
 #include "vf_ctl.h"
+#include "vf_ctlsock.h"
 #include "vf_log.h"
 #include "vf_mem.h"
 #include "vf_runtime.h"
@@ -262,7 +264,7 @@ static void run_loop(struct vf_app *app)
 	bool measure_count = app->ses.fwd.mode->drains && app->ses.fwd.count;
 	bool replay_end = app->ses.fwd.replay && app->ses.fwd.replay_loops;
 
-	while (!vf_session_signalled() && !app->ses.quit) {
+	while (!vf_session_signalled() && !__atomic_load_n(&app->ses.quit, __ATOMIC_RELAXED)) {
 		double t = vf_now_s(), wake = t + 0.05;
 
 		if (app->ses.duration > 0 && t - start >= app->ses.duration)
@@ -276,7 +278,9 @@ static void run_loop(struct vf_app *app)
 		if (replay_end && vf_fwd_replay_done())
 			break;
 		if (app->ses.stats_period > 0 && t >= next) {
+			vf_session_lock();	/* a control socket command may change ports */
 			vf_session_print_stats(&app->ses, false);
+			vf_session_unlock();
 			next += app->ses.stats_period;
 			if (next < t)
 				next = t + app->ses.stats_period;
@@ -303,6 +307,7 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 	app->tool = tool;
 	app->main_lcore = -1;
 	vf_session_init(&app->ses, tool->name);
+	vf_access_init(&app->ctl_access);
 	app->ses.shell_init = tool->shell_init;
 	app->ses.fwd.mode = vf_fwd_mode_find(tool->default_mode ? tool->default_mode : "io");
 
@@ -358,6 +363,13 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 		return usage_error(tool, "--max-loss and --max-latency check one measuring run, not --search");
 	if (app->ses.search.on && (app->ses.interactive || app->ses.duration > 0 || app->ses.fwd.count))
 		return usage_error(tool, "--search runs its own trials: no -i, --duration or --count with it");
+	if (app->ses.search.on && app->ctl_path[0])
+		return usage_error(tool, "--ctl is not served during --search: the search drives the engine itself");
+	/* before anything starts: a --ctl in use fails the run at once */
+	if (app->ctl_path[0] && vf_ctlsock_check(app->ctl_path, err, sizeof(err))) {
+		fprintf(stderr, "%s: --ctl: %s\n", tool->name, err);
+		return 1;
+	}
 	if (app->ses.search.on && app->ses.search.max_rate && app->ses.search.max_rate <= app->ses.search.min_rate)
 		return usage_error(tool, "--max-rate must be above --min-rate");
 	if (app->ses.fwd.pattern.kind == VF_PATTERN_BURST && app->ses.fwd.pattern.burst_ns &&
@@ -456,7 +468,7 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 		goto out;
 	}
 	if (app->ses.interactive || app->ses.cmd_input) {
-		status = vf_shell_run(&app->ses);
+		status = vf__app_service_start(app) ? 1 : vf_shell_run(&app->ses);
 		goto out;
 	}
 	/* One-shot: the script configures (and may start) before the run. */
@@ -487,7 +499,11 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 		}
 	}
 	vf_session_prom_start(&app->ses);
-	run_loop(app);
+	if (vf__app_service_start(app) == 0)
+		run_loop(app);
+	else
+		status = 1;
+	vf__app_service_stop(app);
 	vf_session_lock();		/* the metrics writer reads the streams */
 	vf_fwd_stop();
 	vf_session_unlock();
@@ -516,6 +532,7 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 			status = 1;
 	}
 out:
+	vf__app_service_stop(app);	/* no control command runs past here */
 	teardown();
 	return status;
 }

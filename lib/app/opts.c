@@ -258,6 +258,32 @@ static int o_capture(struct vf_app *app, const char *arg, char *err, size_t errl
 	return 0;
 }
 
+static int o_ctl(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	app->ctl_given = true;
+	if (!strcmp(arg, "none")) {
+		app->ctl_path[0] = '\0';
+		return 0;
+	}
+	return set_str(app->ctl_path, sizeof(app->ctl_path), arg, "--ctl", err, errlen);
+}
+
+static int o_ctl_access(struct vf_app *app, const char *key, const char *opt, const char *arg,
+			char *err, size_t errlen)
+{
+	char why[160];
+
+	if (vf_access_set(&app->ctl_access, key, arg, why, sizeof(why)) == 0)
+		return 0;
+	snprintf(err, errlen, "bad %s: %s", opt, why);
+	return -1;
+}
+
+static int o_ctl_mode(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ return o_ctl_access(app, "socket-mode", "--ctl-mode", arg, err, errlen); }
+static int o_ctl_group(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ return o_ctl_access(app, "socket-group", "--ctl-group", arg, err, errlen); }
+
 static int o_cmdline_file(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { return set_str(app->ses.cmdline_file, sizeof(app->ses.cmdline_file), arg, "--cmdline-file", err, errlen); }
 
@@ -507,6 +533,11 @@ const struct vf_opt vf_common_opts[] = {
 	{ "interactive", 'i', NULL, "command prompt (forwarding starts with 'start', or -a)",
 	  VF_COMP_NONE, NULL, o_interactive },
 	{ "cmdline-file", 0, "FILE", "run the shell commands in FILE first", VF_COMP_FILE, NULL, o_cmdline_file },
+	{ "ctl", 0, "PATH", "control socket for vfctl: the shell's commands while running (none: off; "
+	  "vhostd, memifctl: on at /run/TOOL.ctl)", VF_COMP_FILE, NULL, o_ctl },
+	{ "ctl-mode", 0, "OCTAL", "mode of the control socket file (default 0600)", VF_COMP_NONE, NULL, o_ctl_mode },
+	{ "ctl-group", 0, "GROUP", "group of the control socket file; its members may connect (with --ctl-mode 0660)",
+	  VF_COMP_NONE, NULL, o_ctl_group },
 	{ "stop-on-error", 0, NULL, "a failing command exits with status 1", VF_COMP_NONE, NULL, o_stop_on_error },
 	{ "lcores", 'l', "LIST", "cores to use, as DPDK's -l (default: all)", VF_COMP_NONE, NULL, o_lcores },
 	{ "main-lcore", 0, "N", "core for the main thread (default: first of -l)", VF_COMP_NONE, NULL, o_main_lcore },

@@ -63,6 +63,9 @@ struct vf_tool {
 	int (*finish)(struct vf_app *app, char *err, size_t errlen);
 	/* Optional: register the tool's shell commands. */
 	void (*shell_init)(struct vf_session *ses);
+	/* Control socket served without --ctl (NULL: none); when it cannot
+	 * be had, the tool warns and runs without. */
+	const char *default_ctl;
 };
 
 /* The main's own state: the tool, what only the command line sets (the
@@ -82,6 +85,10 @@ struct vf_app {
 	const char *search_opt;		/* the first search-only option given, or NULL */
 	/* ",KEY=VALUE..." of the devarg options (vf_opt.devarg), for finish() */
 	char port_kv[1024];
+	/* control socket (--ctl, --ctl-mode, --ctl-group; service.c) */
+	char ctl_path[108];		/* "" and ctl_given: --ctl none */
+	bool ctl_given;
+	struct vf_access ctl_access;	/* mode and group given, if any */
 };
 
 int vf_app_main(const struct vf_tool *tool, int argc, char **argv);

@@ -170,6 +170,25 @@ void vf_ctl_del_fd(int fd)
 	pthread_mutex_unlock(&lock);
 }
 
+int vf_ctl_set_events(int fd, uint32_t events)
+{
+	int ret = -ENOENT;
+
+	pthread_once(&lock_once, lock_init);
+	pthread_mutex_lock(&lock);
+	for (unsigned int i = 0; i < MAX_WATCH; i++)
+		if (watches[i].active && !watches[i].is_timer && watches[i].fd == fd) {
+			struct epoll_event ev = {
+				.events = events,
+				.data.u64 = ((uint64_t)i << 32) | watches[i].gen,
+			};
+			ret = epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev) < 0 ? -errno : 0;
+			break;
+		}
+	pthread_mutex_unlock(&lock);
+	return ret;
+}
+
 int vf_ctl_add_timer(unsigned int period_ms, vf_ctl_timer_cb cb, void *arg)
 {
 	struct itimerspec its = {

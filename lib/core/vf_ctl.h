@@ -18,6 +18,10 @@ int vf_ctl_add_fd(int fd, vf_ctl_fd_cb cb, void *arg);
 /* Stop watching; after it returns (from a non-ctl thread) the callback is
  * not running and will not run again for fd. */
 void vf_ctl_del_fd(int fd);
+/* Change what a watched fd reports: EPOLLIN and/or EPOLLOUT (a writer with
+ * output pending asks for EPOLLOUT and, to push back on its peer, may drop
+ * EPOLLIN).  Safe from any thread.  0, or -ENOENT when fd is not watched. */
+int vf_ctl_set_events(int fd, uint32_t events);
 
 /* Call cb every period_ms (first after period_ms) until vf_ctl_del_timer.
  * Returns a timer id > 0 or -errno. */

@@ -158,6 +158,44 @@ void vf_access_init(struct vf_access *a)
 	a->mode = VF_SOCK_MODE_DEFAULT;
 }
 
+int vf_access_set(struct vf_access *a, const char *key, const char *val, char *err, size_t len)
+{
+	uint32_t ids[VF_ACCESS_MAX_IDS], g;
+	unsigned int n;
+	bool user = !strcmp(key, "allow-uid");
+
+	if (!strcmp(key, "socket-mode")) {
+		if (parse_mode(val, &a->mode) < 0) {
+			snprintf(err, len, "bad mode '%s': expected an octal mode such as 0660", val);
+			return -EINVAL;
+		}
+		a->mode_set = true;
+	} else if (!strcmp(key, "socket-group")) {
+		if (parse_id(val, strlen(val), false, &g) < 0) {
+			snprintf(err, len, "no group '%s'", val);
+			return -EINVAL;
+		}
+		a->group = (gid_t)g;
+		a->group_set = true;
+	} else if (user || !strcmp(key, "allow-gid")) {
+		if (parse_list(val, user, ids, &n) < 0) {
+			snprintf(err, len, "%s: cannot resolve '%s'", key, val);
+			return -EINVAL;
+		}
+		for (unsigned int i = 0; i < n; i++) {
+			if (user)
+				a->uid[i] = (uid_t)ids[i];
+			else
+				a->gid[i] = (gid_t)ids[i];
+		}
+		*(user ? &a->nuid : &a->ngid) = n;
+	} else {
+		snprintf(err, len, "no access key '%s'", key);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int vf_access_from_devargs(struct vf_access *a, const struct vf_devargs *da,
 			   char *err, size_t len)
 {

@@ -67,6 +67,10 @@ int vf_access_check_gids(const char *val, char *expect, size_t len);
 /* Fills a from the VF_ACCESS_KEYS of da.  0, or -EINVAL with err. */
 int vf_access_from_devargs(struct vf_access *a, const struct vf_devargs *da,
 			   char *err, size_t len);
+/* Sets one of the four keys from its value (names resolved now): for
+ * sockets that are no port's (the control socket).  0, or -EINVAL with err;
+ * a is unchanged then, but for a list cut short. */
+int vf_access_set(struct vf_access *a, const char *key, const char *val, char *err, size_t len);
 /* The defaults (no key given). */
 void vf_access_init(struct vf_access *a);
 /* Same policy and file attributes (sockets shared by several ports). */

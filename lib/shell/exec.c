@@ -34,6 +34,7 @@ int vf_shell_exec(struct vf_session *ses, const char *line)
 	struct vf_cmd_ctx ctx = { .ses = ses };
 	int argc, nw, ret;
 	bool json;
+	FILE *out;
 
 	if (!copy)
 		return -1;
@@ -63,20 +64,31 @@ int vf_shell_exec(struct vf_session *ses, const char *line)
 	vf_session_lock();		/* ports and streams stay put under a metrics render */
 	ret = c->fn(&ctx, argc - nw - (json ? 1 : 0), argv + nw);
 	vf_session_unlock();
+	out = vf__shell_out_stream();
 	vf__shell_output_lock();
 	if (ret == 0) {
 		char *s = vf_out_take(ctx.out);
 		if (s && *s) {
-			fputs(s, stdout);
+			fputs(s, out);
 			if (json)
-				fputc('\n', stdout);
+				fputc('\n', out);
 		}
 		free(s);
 	}
-	fflush(stdout);
+	fflush(out);
 	vf__shell_output_unlock();
 	vf_out_free(ctx.out);
 	free(copy);
+	return ret;
+}
+
+int vf_shell_exec_to(struct vf_session *ses, const char *line, FILE *out, FILE *err)
+{
+	int ret;
+
+	vf__shell_set_streams(out, err);
+	ret = vf_shell_exec(ses, line);
+	vf__shell_set_streams(NULL, NULL);
 	return ret;
 }
 
@@ -89,7 +101,7 @@ int vf_shell_run_file(struct vf_session *ses, const char *path)
 
 	if (!f)
 		return vf_cmd_error("cannot open command file '%s': %s", path, strerror(errno));
-	while (!ses->quit && getline(&line, &cap, f) > 0) {
+	while (!__atomic_load_n(&ses->quit, __ATOMIC_RELAXED) && getline(&line, &cap, f) > 0) {
 		lineno++;
 		if (vf_shell_exec(ses, line)) {
 			fprintf(stderr, "%s:%d: command failed: %s", path, lineno, line);

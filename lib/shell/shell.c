@@ -40,14 +40,35 @@ const struct vf_cmd *vf__shell_cmd_at(unsigned int idx)
 	return NULL;
 }
 
+/* Set while vf_shell_exec_to runs on this thread; NULL: stdout, stderr. */
+static __thread FILE *reply_out, *reply_err;
+
+void vf__shell_set_streams(FILE *out, FILE *err)
+{
+	reply_out = out;
+	reply_err = err;
+}
+
+FILE *vf__shell_out_stream(void)
+{
+	return reply_out ? reply_out : stdout;
+}
+
+FILE *vf__shell_err_stream(void)
+{
+	return reply_err ? reply_err : stderr;
+}
+
 int vf_cmd_error(const char *fmt, ...)
 {
 	va_list ap;
 
+	FILE *f = vf__shell_err_stream();
+
 	va_start(ap, fmt);
-	fputs("error: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fputs("error: ", f);
+	vfprintf(f, fmt, ap);
+	fputc('\n', f);
 	va_end(ap);
 	return -1;
 }
@@ -69,8 +90,11 @@ int vf_cmd_port_arg(const char *s, bool allow_all, int *port)
 int vf__shell_split(char *line, char **argv, int max)
 {
 	int argc = 0;
+	char *save = NULL;
 
-	for (char *p = strtok(line, " \t\r\n"); p; p = strtok(NULL, " \t\r\n")) {
+	/* strtok_r: the prompt and the control socket's runner split lines
+	 * on two threads */
+	for (char *p = strtok_r(line, " \t\r\n", &save); p; p = strtok_r(NULL, " \t\r\n", &save)) {
 		if (argc == max)
 			return -1;
 		argv[argc++] = p;
@@ -236,16 +260,16 @@ int vf__shell_check_args(const struct vf_cmd *c, int argc, char **argv, bool *js
 	if (argc > 0 && !strcmp(argv[argc - 1], "json") && c->args && strstr(c->args, "json"))
 		*json = true;
 	if (argc < nreq || argc > nslots) {
-		fprintf(stderr, "error: wrong number of arguments for '%s'\n", c->words);
-		usage_of(c, stderr);
+		fprintf(vf__shell_err_stream(), "error: wrong number of arguments for '%s'\n", c->words);
+		usage_of(c, vf__shell_err_stream());
 		return -1;
 	}
 	for (int i = 0; i < argc; i++) {
 		vf__cmd_slot(c, i, slot, sizeof(slot), &opt);
 		if (!slot_accepts(slot, argv[i])) {
-			fprintf(stderr, "error: bad argument '%s' for '%s': expected %s\n",
+			fprintf(vf__shell_err_stream(), "error: bad argument '%s' for '%s': expected %s\n",
 				argv[i], c->words, slot);
-			usage_of(c, stderr);
+			usage_of(c, vf__shell_err_stream());
 			return -1;
 		}
 	}
@@ -292,7 +316,9 @@ static int cmd_help(struct vf_cmd_ctx *c, int argc, char **argv)
 
 static int cmd_quit(struct vf_cmd_ctx *c, int argc, char **argv)
 {
-	c->ses->quit = true;
+	/* read by the main thread's loops; the control socket's runner may
+	 * be the writer */
+	__atomic_store_n(&c->ses->quit, true, __ATOMIC_RELAXED);
 	return 0;
 }
 

@@ -240,7 +240,7 @@ static int run_prompt(struct vf_session *ses)
 	rl_readline_name = ses->tool;
 	rl_attempted_completion_function = complete;
 	rl_basic_word_break_characters = " \t";
-	while (!ses->quit && !vf_session_signalled()) {
+	while (!__atomic_load_n(&ses->quit, __ATOMIC_RELAXED) && !vf_session_signalled()) {
 		char *line = readline(prompt);
 
 		if (!line) {		/* EOF (Ctrl-D) */
@@ -265,7 +265,7 @@ static int run_piped(struct vf_session *ses)
 	size_t cap = 0;
 	int lineno = 0, status = 0;
 
-	while (!ses->quit && !vf_session_signalled()) {
+	while (!__atomic_load_n(&ses->quit, __ATOMIC_RELAXED) && !vf_session_signalled()) {
 		errno = 0;
 		if (getline(&line, &cap, stdin) < 0) {
 			if (errno == EINTR)
@@ -290,8 +290,12 @@ int vf_shell_run(struct vf_session *ses)
 	vf__shell_init(ses);
 	if (ses->cmdline_file[0] && vf_shell_run_file(ses, ses->cmdline_file) && ses->stop_on_error)
 		return 1;
-	if (ses->auto_start && !vf_fwd_running() && !ses->quit) {
-		int ret = vf_session_fwd_start(ses, ses->tx_first ? 1 : 0);
+	if (ses->auto_start && !vf_fwd_running() && !__atomic_load_n(&ses->quit, __ATOMIC_RELAXED)) {
+		int ret;
+
+		vf_session_lock();	/* a control socket client may be starting too */
+		ret = vf_session_fwd_start(ses, ses->tx_first ? 1 : 0);
+		vf_session_unlock();
 		if (ret)
 			vf_cmd_error("cannot start forwarding: %s", strerror(-ret));
 	}
@@ -300,7 +304,7 @@ int vf_shell_run(struct vf_session *ses)
 		stats_stop = false;
 		pthread_create(&stats_thread, NULL, stats_main, ses);
 	}
-	if (!ses->quit)
+	if (!__atomic_load_n(&ses->quit, __ATOMIC_RELAXED))
 		status = ses->cmd_input ? run_piped(ses) : run_prompt(ses);
 	if (ses->stats_period > 0) {
 		stats_stop = true;

@@ -9,6 +9,7 @@
 #define VF_SHELL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "vf_out.h"
 
@@ -41,6 +42,10 @@ void vf_shell_register(const struct vf_cmd *family);
 /* Runs one command line; returns 0, or -1 (unknown command, bad
  * arguments or a failing command; the message is on stderr). */
 int vf_shell_exec(struct vf_session *ses, const char *line);
+/* The same with the command's output going to out and its error messages
+ * to err instead of stdout and stderr (on this thread only: the control
+ * socket runs client lines beside the prompt). */
+int vf_shell_exec_to(struct vf_session *ses, const char *line, FILE *out, FILE *err);
 /* Runs every line of path; returns 0 or -1 at the first failing line when
  * --stop-on-error is set (the message names the file and line). */
 int vf_shell_run_file(struct vf_session *ses, const char *path);

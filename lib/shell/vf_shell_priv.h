@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "vf_shell.h"
 
@@ -20,6 +21,12 @@ void vf__shell_output_unlock(void);
 const struct vf_cmd *vf__shell_match(int argc, char **argv, int *nwords);
 int vf__shell_check_args(const struct vf_cmd *c, int argc, char **argv, bool *json);
 extern const struct vf_cmd vf__shell_core_cmds[];
+/* shell.c: where this thread's command output and errors go: stdout and
+ * stderr, or a control socket client's reply while vf_shell_exec_to runs
+ * (NULL, NULL: back to stdout and stderr). */
+void vf__shell_set_streams(FILE *out, FILE *err);
+FILE *vf__shell_out_stream(void);
+FILE *vf__shell_err_stream(void);
 /* exec.c: registers the families once. */
 struct vf_session;
 void vf__shell_init(struct vf_session *ses);

@@ -13,7 +13,7 @@ check(bash, "bash not found")
 bc = "/usr/share/bash-completion/bash_completion"
 
 
-def complete(tool, line):
+def complete(tool, line, func="_vf_complete"):
     """COMPREPLY for the command line `line` (cursor at the end)."""
     script = f"""
 [ -r {bc} ] && . {bc}
@@ -24,7 +24,7 @@ COMP_POINT=${{#COMP_LINE}}
 eval "COMP_WORDS=($COMP_LINE)"
 [[ "$COMP_LINE" == *" " ]] && COMP_WORDS+=("")
 COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 ))
-_vf_complete
+{func}
 printf '%s\\n' "${{COMPREPLY[@]}}"
 """
     r = subprocess.run([bash, "-c", script], capture_output=True, text=True, timeout=30)
@@ -77,4 +77,10 @@ got = complete("nullgen", "nullgen --pattern ")
 check(set(got) == {"constant", "burst:", "poisson"}, f"nullgen --pattern -> {got}")
 got = complete("vfwd", "vfwd --pattern po")
 check(got == ["poisson"], f"vfwd --pattern po -> {got}")
+# the control socket (issue 29): an option of every tool, and the client's own
+for tool in ("vfwd", "nullgen", "vhostd", "memifctl"):
+    got = complete(tool, f"{tool} --ctl")
+    check(set(got) == {"--ctl", "--ctl-mode", "--ctl-group"}, f"{tool} --ctl -> {got}")
+got = complete("vfctl", "vfctl --", func="_vfctl")
+check({"--socket", "--file", "--timeout", "--help", "--version"} == set(got), f"vfctl -- -> {got}")
 print("ok")

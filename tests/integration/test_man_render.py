@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 BUILD = os.environ.get("VF_BUILD", "build")
-PAGES = ["vfwd.1", "nullgen.1", "memifctl.1", "vhostd.8", "vf-ports.7"]
+PAGES = ["vfwd.1", "nullgen.1", "memifctl.1", "vhostd.8", "vfctl.1", "vf-ports.7"]
 STRAY = [
     (re.compile(r"[”\"]{2,}|“{2,}|“”"), "doubled quotes (a nested Dq or Qq?)"),
     (re.compile(r"^\s*\.[A-Za-z]{2}\b", re.M), "a request line printed as text"),

@@ -4,7 +4,8 @@
 # back-end restart, virtio_user server=1 with a testpmd restart and the
 # short soak (every connect/disconnect loop, SIGKILL and SIGTERM loops),
 # and the control-thread stall tests (vhost_ctl_stall, memif_silent: the
-# shell reading what the control thread writes).
+# shell reading what the control thread writes), and the control socket
+# (integration_ctl: its runner thread beside the prompt and the loops).
 # Fails on any ThreadSanitizer report from any process they start.
 #
 # A long check, not in scripts/run-tests: the TSan build alone takes about
@@ -21,7 +22,8 @@ logs=$(mktemp -d /tmp/vf-tsan.XXXXXX)
 TSAN_OPTIONS="suppressions=$PWD/tests/tsan/dpdk.supp log_path=$logs/tsan halt_on_error=0 exitcode=0 second_deadlock_stack=1 history_size=4"
 export TSAN_OPTIONS
 [ $# -gt 0 ] || set -- memif_reconnect vhost_backend_restart_split vhost_backend_restart_packed \
-    virtio_testpmd_server virtio_testpmd_packed_server integration_soak vhost_ctl_stall memif_silent
+    virtio_testpmd_server virtio_testpmd_packed_server integration_soak vhost_ctl_stall memif_silent \
+    integration_ctl
 rc=0
 meson test -C build-tsan --no-rebuild --print-errorlogs --num-processes 1 \
     --timeout-multiplier 4 "$@" || rc=$?
