@@ -188,7 +188,9 @@ for g in goals.values():
           f"goal {g}")
     check(g["regular"] == (g["irregular"] == ""), f"goal {g}")
     if g["regular"]:
-        check(g["upper_pps"] - g["lower_pps"] <= 0.05 * g["upper_pps"], f"goal {g}")
+        # the search stops at a width of exactly 5 % as often as below it:
+        # allow the last bits of rounding (CI saw 96785.566 > 96785.566)
+        check(g["upper_pps"] - g["lower_pps"] <= 0.05 * g["upper_pps"] * (1 + 1e-9), f"goal {g}")
         check(g["conditional_throughput_pps"] <= g["lower_pps"], f"goal {g}")
     if "lower_pps" in g and g["lower_pps"] >= 0.98 * se["tester_limit_pps"]:
         check(g["tester_limited"] and not g["regular"], f"at the tester's limit, not flagged: {g}")
