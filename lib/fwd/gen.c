@@ -68,6 +68,13 @@ void vf_fwd_gen_init(struct vf_stream *fs)
 	t->len = cfg->txpkts;
 	vf_pkt_build_udp(t->frame, t->len, fs->tx_port->mac,
 			 cfg->peer[fs->tx_port->id].addr_bytes, 0);
+	vf_fwd_gen_pace_init(fs);
+}
+
+void vf_fwd_gen_pace_init(struct vf_stream *fs)
+{
+	const struct vf_fwd_cfg *cfg = fs->cfg;
+
 	fs->gen_left = cfg->count;
 	fs->tb_rate = 0;
 	if (cfg->rate_pps) {

@@ -33,15 +33,7 @@ static void replay_init(struct vf_stream *fs)
 	fs->mode_priv = r = rte_zmalloc("vf_replay", sizeof(*r), RTE_CACHE_LINE_SIZE);
 	if (!r)
 		return;
-	fs->gen_left = cfg->count;
-	fs->tb_rate = 0;
-	if (cfg->rate_pps) {
-		fs->tb_rate = cfg->rate_pps / (fs->nb_senders ? fs->nb_senders : 1);
-		if (!fs->tb_rate)
-			fs->tb_rate = 1;
-		fs->tb_tokens = 0;
-		fs->tb_last_tsc = 0;
-	}
+	vf_fwd_gen_pace_init(fs);
 	if (!cap || !cap->n) {
 		r->done = true;
 		return;

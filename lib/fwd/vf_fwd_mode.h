@@ -36,6 +36,9 @@ uint16_t vf_fwd_gen_budget(struct vf_stream *fs);
  * Does not touch --count: the caller decides whether the burst counts. */
 uint16_t vf_fwd_gen_fill(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t n, bool flows);
 void vf_fwd_gen_init(struct vf_stream *fs);
+/* --count and the token bucket of a generating stream (its share of
+ * --rate among the senders), for every generating mode's stream_init. */
+void vf_fwd_gen_pace_init(struct vf_stream *fs);
 /* One generator burst (txonly, flowgen); returns the packets sent. */
 uint16_t vf_fwd_gen_send(struct vf_stream *fs, bool flows);
 /* Frees packets a --count generator still holds (counted as dropped). */

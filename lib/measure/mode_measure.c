@@ -430,16 +430,7 @@ static void measure_init(struct vf_stream *fs)
 		t->ip_sum0 = vf_stamp_sum(ip, 20, 0);
 	}
 	fs->mode_priv = t;
-	/* The token bucket and --count of the generators. */
-	fs->gen_left = cfg->count;
-	fs->tb_rate = 0;
-	if (cfg->rate_pps) {
-		fs->tb_rate = cfg->rate_pps / vf_fwd_nb_senders();
-		if (!fs->tb_rate)
-			fs->tb_rate = 1;
-		fs->tb_tokens = 0;
-		fs->tb_last_tsc = 0;
-	}
+	vf_fwd_gen_pace_init(fs);	/* the token bucket and --count */
 }
 
 static void measure_fini(struct vf_stream *fs)
