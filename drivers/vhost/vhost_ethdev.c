@@ -312,6 +312,7 @@ static void vhost_ring_info(struct vf_port *port, struct vf_out *o)
 		if (vq->packed) {
 			vf_out_bool(o, "avail_wrap", vq->avail_wrap);
 			vf_out_bool(o, "used_wrap", vq->used_wrap);
+			vf_out_u64(o, "resumed_from_ring", vq->resumed);
 		}
 		vf_out_bool(o, "ready", vq->ready);
 		vf_out_bool(o, "enabled", vq->enabled);

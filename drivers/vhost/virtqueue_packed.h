@@ -21,5 +21,8 @@ uint16_t vh_packed_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n);
 uint16_t vh_packed_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n);
 int vh_packed_map(struct vh_vq *vq, const struct vh_mem *mem, const char **why);
 void vh_packed_start(struct vh_vq *vq);
+/* At start: the base moved to where the ring's flags show the device
+ * stood, when the front-end's is stale (virtqueue_packed_resume.c). */
+void vh_packed_resume(struct vh_vq *vq);
 
 #endif

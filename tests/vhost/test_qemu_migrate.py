@@ -3,7 +3,7 @@
 a second vhostd.
 
 Two vhostd instances (icmpecho; main lcores 0 and 1), a source QEMU 7.2
-(TCG, Debian cloud kernel, busybox initramfs as in test_qemu_ping.py) on the
+(TCG, Debian cloud kernel, busybox initramfs of qemu_guest.py) on the
 first, a destination QEMU with -incoming on the second; QMP `migrate` over a
 unix socket while the guest pings every 0.2 s.  Checked: the migration
 completes (the source vhostd took a dirty log: SET_LOG_BASE, LOG_ALL, no
@@ -24,22 +24,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vhtest as vt  # noqa: E402
-import test_qemu_ping as qp  # noqa: E402
+import qemu_guest as qg  # noqa: E402
 
 INTERVAL = 0.2
 T0 = time.monotonic()
 MAC = "52:54:00:12:34:56"
-INIT = """#!/bin/busybox sh
-/bin/busybox --install -s /bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-for m in %(mods)s; do insmod /lib/$m || echo "insmod $m failed"; done
-ip link set lo up
-ip link set eth0 up
-ip addr add 10.0.0.2/24 dev eth0
-ping -i %(interval)s 10.0.0.1
-poweroff -f
-"""
 
 
 class Qmp:
@@ -100,18 +89,13 @@ class Vh(vt.Proc):
         return len(os.listdir("/proc/%d/fd" % self.p.pid))
 
 
-def seqs(text):
-    return {int(m) for m in re.findall(r"bytes from 10\.0\.0\.1: seq=(\d+)", text)}
-
-
 def main():
     packed = sys.argv[1:] == ["packed"]
-    kernel, initrd_ents = qp.guest_parts(lambda mods: INIT % {"mods": mods, "interval": INTERVAL})
+    kernel, moddir = qg.kernel_and_modules()
     d = vt.tmpdir()
     procs = []
     try:
-        initrd = os.path.join(d, "initrd.cpio")
-        qp.cpio_newc(initrd_ents, initrd)
+        initrd = qg.ping_initrd(os.path.join(d, "initrd.cpio"), moddir, INTERVAL)
         sa, sb = os.path.join(d, "a.sock"), os.path.join(d, "b.sock")
         vha, vhb = Vh(sa, 0), Vh(sb, 1)
         procs += [vha, vhb]
@@ -121,21 +105,14 @@ def main():
         idle = (vha.fds(), vhb.fds())
 
         def qemu(sock, name, extra):
-            return vt.Proc([qp.QEMU, "-machine", "q35,memory-backend=m,accel=tcg", "-m", "256M",
-                            "-object", "memory-backend-memfd,id=m,size=256M,share=on",
-                            "-chardev", "socket,id=c0,path=" + sock,
-                            "-netdev", "vhost-user,id=n0,chardev=c0",
-                            "-device", "virtio-net-pci,netdev=n0,vectors=0,guest_announce=off,"
-                            "mac=" + MAC + (",packed=on" if packed else ""),
-                            "-kernel", kernel, "-initrd", initrd,
-                            "-append", "console=ttyS0 panic=-1 quiet",
-                            "-qmp", "unix:%s,server=on,wait=off" % os.path.join(d, name + ".qmp"),
-                            "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio"] + extra,
-                           name=name)
+            return qg.qemu(kernel, initrd, sock, name, mac=MAC,
+                           props="guest_announce=off" + (",packed=on" if packed else ""),
+                           extra=["-qmp", "unix:%s,server=on,wait=off" %
+                                  os.path.join(d, name + ".qmp")] + extra)
 
         src = qemu(sa, "src", [])
         procs.append(src)
-        if not vt.wait_for(lambda: len(seqs(src.stdout())) >= 10 or not src.alive(),
+        if not vt.wait_for(lambda: len(qg.seqs(src.stdout())) >= 10 or not src.alive(),
                            "the guest's first pings", timeout=120, step=0.5, must=False) \
                 or not src.alive():
             src.dump()
@@ -151,7 +128,7 @@ def main():
 
         qa = Qmp(os.path.join(d, "src.qmp"))
         qa.cmd("migrate-set-parameters", **{"max-bandwidth": 1 << 30, "downtime-limit": 300})
-        before = max(seqs(src.stdout()))
+        before = max(qg.seqs(src.stdout()))
         t0 = time.monotonic()
         qa.cmd("migrate", uri="unix:" + mig)
 
@@ -181,7 +158,7 @@ def main():
               (xa["rx_q0_log_pages"], xa["tx_q0_log_pages"], ia["log_bytes"]), flush=True)
 
         # pings go on from the destination
-        if not vt.wait_for(lambda: len([s for s in seqs(dst.stdout()) if s > before]) >= 15 or
+        if not vt.wait_for(lambda: len([s for s in qg.seqs(dst.stdout()) if s > before]) >= 15 or
                            not dst.alive(), "pings after the switch", timeout=60, step=0.5,
                            must=False) or not dst.alive():
             dst.dump()
@@ -195,7 +172,7 @@ def main():
         vt.expect_eq("destination: dirty logging off", vhb.dinfo()["dirty_logging"], False, procs)
 
         rtt = [float(t) for t in re.findall(r"seq=\d+ ttl=\d+ time=([\d.]+) ms", dst.stdout())]
-        got = seqs(src.stdout()) | seqs(dst.stdout())
+        got = qg.seqs(src.stdout()) | qg.seqs(dst.stdout())
         top = max(got)
         lost = sorted(set(range(top + 1)) - got)
         gap = max(b - a for a, b in zip(sorted(got), sorted(got)[1:]))

@@ -27,29 +27,20 @@ kernel are not installed."""
 import os
 import re
 import shutil
-import stat
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vhtest as vt  # noqa: E402
-import test_qemu_ping as qp  # noqa: E402
+import qemu_guest as qg  # noqa: E402
 
 MB = int(os.environ.get("VF_TCP_MB", "8"))
 OFF = "csum=off,guest_csum=off,host_tso4=off,host_tso6=off,guest_tso4=off,guest_tso6=off"
 VFWD = os.path.join(vt.BUILD, "cmd", "vfwd", "vfwd")
 VU_OL = ",csum=1,guest_csum=1,host_tso4=1,host_tso6=1,guest_tso4=1,guest_tso6=1"
 
-HEAD = """#!/bin/busybox sh
-/bin/busybox --install -s /bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-for m in %(mods)s; do insmod /lib/$m || echo "insmod $m failed"; done
-ip link set lo up
-ip link set eth0 up
-ip addr add %(ip)s/24 dev eth0
-"""
+# after qemu_guest.HEAD: /dev/urandom for the data
+DEVS = "mount -t devtmpfs dev /dev\n"
 RECV = """nc -l -p 5001 > /tmp/recv
 echo "RECV_BYTES $(wc -c < /tmp/recv)"
 echo "RECV_MD5 $(md5sum < /tmp/recv)"
@@ -77,35 +68,12 @@ poweroff -f
 
 
 def initrd(d, name, ip, body, kernel_moddir):
-    names = [os.path.basename(m) for m in qp.MODULES]
-    script = (HEAD % {"mods": " ".join(names), "ip": ip}) + body
-    ents = [("bin", stat.S_IFDIR | 0o755, None, (0, 0)),
-            ("dev", stat.S_IFDIR | 0o755, None, (0, 0)),
-            ("dev/console", stat.S_IFCHR | 0o600, None, (5, 1)),
-            ("proc", stat.S_IFDIR | 0o755, None, (0, 0)),
-            ("sys", stat.S_IFDIR | 0o755, None, (0, 0)),
-            ("tmp", stat.S_IFDIR | 0o1777, None, (0, 0)),
-            ("lib", stat.S_IFDIR | 0o755, None, (0, 0)),
-            ("init", stat.S_IFREG | 0o755, script.encode(), (0, 0)),
-            ("bin/busybox", stat.S_IFREG | 0o755, open(qp.BUSYBOX, "rb").read(), (0, 0))]
-    for m in qp.MODULES:
-        ents.append(("lib/" + os.path.basename(m), stat.S_IFREG | 0o644,
-                     open(os.path.join(kernel_moddir, m), "rb").read(), (0, 0)))
-    path = os.path.join(d, name + ".cpio")
-    qp.cpio_newc(ents, path)
-    return path
+    text = qg.HEAD % {"mods": qg.module_names(), "ip": ip} + DEVS + body
+    return qg.initrd(os.path.join(d, name + ".cpio"), kernel_moddir, text)
 
 
 def guest(kernel, rd, sock, mac, props, name):
-    return vt.Proc([qp.QEMU, "-machine", "q35,memory-backend=m,accel=tcg", "-m", "256M",
-                    "-object", "memory-backend-memfd,id=m,size=256M,share=on",
-                    "-chardev", "socket,id=c0,path=" + sock,
-                    "-netdev", "vhost-user,id=n0,chardev=c0",
-                    "-device", "virtio-net-pci,netdev=n0,vectors=0,mac=" + mac +
-                    ("," + props if props else ""),
-                    "-kernel", kernel, "-initrd", rd,
-                    "-append", "console=ttyS0 panic=-1 quiet",
-                    "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio"], name=name)
+    return qg.qemu(kernel, rd, sock, name, mac=mac, props=props)
 
 
 def xstats(path):
@@ -129,15 +97,7 @@ def main():
     case = sys.argv[1] if len(sys.argv) > 1 else "on"
     if case not in ("on", "off", "mixed", "vu", "vu_rev", "vu_sw"):
         vt.fail("unknown case " + case)
-    import glob
-    kernels = sorted(glob.glob(os.path.join(qp.ROOT, "boot", "vmlinuz-*-cloud-amd64")))
-    if not qp.QEMU or not os.path.exists(qp.BUSYBOX) or not kernels:
-        qp.skip("needs qemu-system-x86_64, busybox-static and linux-image-cloud-amd64")
-    kernel = kernels[-1]
-    kver = re.sub(r"^vmlinuz-", "", os.path.basename(kernel))
-    moddir = os.path.join(qp.ROOT, "lib", "modules", kver, "kernel")
-    if not all(os.path.exists(os.path.join(moddir, m)) for m in qp.MODULES):
-        qp.skip("modules of %s not found under %s" % (kver, moddir))
+    kernel, moddir = qg.kernel_and_modules()
 
     d = vt.tmpdir()
     procs = []
