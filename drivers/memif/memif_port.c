@@ -486,11 +486,22 @@ static void memif_ring_info(struct vf_port *port, struct vf_out *out)
 	vf_ctl_call(do_ring_info, &c);
 }
 
+/* Copy mode copies into and out of the ring's buffers; a zero-copy client's
+ * rings are our mbufs. */
+static bool memif_keeps_mbufs(const struct vf_devargs *da)
+{
+	int role = vf_devargs_enum(da, "role", ROLE_CLIENT);
+
+	return vf_devargs_bool(da, "zero-copy", false) &&
+	       !(role == ROLE_SERVER || role == ROLE_MASTER);
+}
+
 static const struct vf_driver memif_driver = {
 	.name = "memif",
 	.help = "shared-memory packet interface (VPP, libmemif, DPDK net_memif), both roles",
 	.keys = memif_keys,
 	.check = memif_check,
+	.keeps_mbufs = memif_keeps_mbufs,
 	.probe = memif_probe,
 	.configure = memif_configure,
 	.start = memif_start,

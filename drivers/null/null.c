@@ -211,11 +211,18 @@ static void null_info(struct vf_port *port, struct vf_out *o)
 	vf_out_bool(o, "no_rx", p->no_rx);
 }
 
+static bool null_keeps_mbufs(const struct vf_devargs *da)
+{
+	(void)da;
+	return false;
+}
+
 static const struct vf_driver null_driver = {
 	.name = "null",
 	.help = "packet source and sink in memory, as DPDK's net_null",
 	.keys = null_keys,
 	.check = null_check,
+	.keeps_mbufs = null_keeps_mbufs,
 	.probe = null_probe,
 	.configure = null_configure,
 	.start = null_start,

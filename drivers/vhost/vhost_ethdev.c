@@ -363,9 +363,17 @@ static void vhost_info(struct vf_port *port, struct vf_out *o)
 	vf_ctl_call(info_fn, &a);
 }
 
+/* Dequeue copies into mbufs of the burst, enqueue copies out of them. */
+static bool vhost_keeps_mbufs(const struct vf_devargs *da)
+{
+	(void)da;
+	return false;
+}
+
 static const struct vf_driver vhost_driver = {
 	.name = "vhost",
 	.tx_offloads = true,
+	.keeps_mbufs = vhost_keeps_mbufs,
 	.help = "vhost-user back-end (device side) for a VM's or container's virtio-net",
 	.keys = vhost_keys,
 	.check = vhost_check,

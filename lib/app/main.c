@@ -201,9 +201,20 @@ static int peer_heap(const struct vf_app *app, unsigned int nb_mbufs)
 	return sock;
 }
 
-static unsigned int default_mbufs(const struct vf_app *app, unsigned int nports)
+static unsigned int default_mbufs(const struct vf_app *app)
 {
-	uint64_t n = (uint64_t)nports * (app->ses.nb_rxq * app->ses.nb_rxd + app->ses.nb_txq * app->ses.nb_txd);
+	uint64_t n = 0;
+
+	/* Ports whose rings hold mbufs get the rings' worth; the others (they
+	 * copy into their peer's buffers: vhost, memif without zero-copy,
+	 * null) two bursts a queue (a stream may keep one, measure's spare),
+	 * so that 256 of them fit in 100 MiB; the bursts in flight on each
+	 * core, up to the largest, are counted once per core below. */
+	for (unsigned int i = 0; i < app->nb_specs; i++)
+		n += vf_port_spec_keeps_mbufs(app->specs[i])
+			? (uint64_t)app->ses.nb_rxq * app->ses.nb_rxd +
+			  (uint64_t)app->ses.nb_txq * app->ses.nb_txd
+			: 2ull * app->ses.fwd.burst * (app->ses.nb_rxq + app->ses.nb_txq);
 
 	/* + per-lcore caches and bursts in flight, + head-room */
 	n += (uint64_t)rte_lcore_count() * (256 + 2 * VF_MAX_BURST) + 4096;
@@ -436,7 +447,7 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 	}
 	{
 		unsigned int n = app->ses.total_num_mbufs ? app->ses.total_num_mbufs
-						      : default_mbufs(app, app->nb_specs);
+						      : default_mbufs(app);
 		int sock = peer_heap(app, n);
 
 		pool = sock == vf_mem_peer_socket()

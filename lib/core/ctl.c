@@ -12,7 +12,10 @@
 
 #include "vf_log.h"
 
-#define MAX_WATCH 256
+/* fds and timers the control thread watches: per port a listening socket,
+ * a connection, a timer or two (vhost-user, memif), per control-socket
+ * client one; 256 ports with their peers need about 800. */
+#define MAX_WATCH 4096
 
 struct watch {
 	int fd;

@@ -136,6 +136,19 @@ int vf_port_spec_check(const char *spec, char *err, size_t errlen)
 	return ret;
 }
 
+bool vf_port_spec_keeps_mbufs(const char *spec)
+{
+	char shown[VF_DEVARGS_STR_MAX], err[512];
+	const struct vf_driver *drv;
+	struct vf_devargs *da = calloc(1, sizeof(*da));
+	bool keeps = true;
+
+	if (da && !spec_parse(spec, shown, &drv, da, err, sizeof(err)) && drv->keeps_mbufs)
+		keeps = drv->keeps_mbufs(da);
+	free(da);
+	return keeps;
+}
+
 struct vf_port *vf_port_create(const char *spec, char *err, size_t errlen)
 {
 	char shown[VF_DEVARGS_STR_MAX], why[256];

@@ -17,7 +17,7 @@
 
 #include "vf_devargs.h"
 
-#define VF_MAX_PORTS   32
+#define VF_MAX_PORTS   256
 #define VF_MAX_QUEUES  16
 #define VF_NAME_LEN    32
 
@@ -78,6 +78,12 @@ struct vf_driver {
 	 * requests packets carry (vf_offload.h); for the others the framework
 	 * finishes them in software before their tx burst. */
 	bool tx_offloads;
+	/* Optional: whether the port's queues keep mbufs between bursts (rx
+	 * rings filled ahead, tx buffers the peer has not returned), on the
+	 * parsed devargs.  The shared pool reserves a ring's worth per queue
+	 * for those; a driver that copies into its peer's buffers keeps none,
+	 * which is what lets a daemon serve hundreds of ports.  NULL: keeps. */
+	bool (*keeps_mbufs)(const struct vf_devargs *da);
 
 	/* Parse devargs (already validated against keys), allocate priv,
 	 * open sockets.  May fill port->mac and port->max_rxq/max_txq. */
@@ -142,6 +148,9 @@ struct vf_port {
 /* Driver registry: drivers call this from a constructor (VF_DRIVER_REGISTER). */
 void vf_driver_register(const struct vf_driver *drv);
 const struct vf_driver *vf_driver_find(const char *name);
+/* Whether the port spec's queues keep mbufs between bursts (keeps_mbufs);
+ * true for a spec that does not parse (the pool errs on the safe side). */
+bool vf_port_spec_keeps_mbufs(const char *spec);
 /* Iterate: idx from 0 until NULL. */
 const struct vf_driver *vf_driver_at(unsigned int idx);
 
