@@ -392,6 +392,8 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 			return usage_error(tool, err);
 		app->ses.fwd.replay = &app->ses.pcap;
 	}
+	if (vf_fwd_flows_resolve(&app->ses.fwd, err, sizeof(err)))
+		return usage_error(tool, err);
 	if (app->ses.search.nb_goals && app->ses.search.bisect)
 		return usage_error(tool, "--search-goal sets MLRsearch's goals: not with --search-method bisect");
 	if (app->ses.search.nb_goals && app->ses.search.pdr_loss_given)

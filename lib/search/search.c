@@ -41,7 +41,7 @@ static bool nothing_back(const struct vf_search *s)
 }
 
 static void latency_table(struct vf_out *o, const struct vf_search_trial *const lat[4],
-			  unsigned int frame)
+			  double frame)
 {
 	vf_out_arr_begin(o, "latency");
 	vf_out_title(o, "latency (us)   %12s %13s %13s %9s %9s %9s %9s %9s %9s %9s %9s", "rate pps",
@@ -146,7 +146,7 @@ int vf_search_run(struct vf_session *ses)
 		vf_out_u64(o, "trials", s.n);
 		vf_out_dbl(o, "traffic_s", traffic_s(&s));
 		vf_out_dbl(o, "elapsed", vf_now_s() - s.start);
-		vf_out_u64(o, "frame", ses->fwd.txpkts < 64 ? 64 : ses->fwd.txpkts);
+		vf_out_dbl(o, "frame", vf_session_frame_len(ses));	/* a mix's mean */
 		vf_out_u64(o, "fcs_bytes_in_l2", VF_RATE_FCS);
 		vf_out_u64(o, "min_rate", c->min_rate);
 		vf_out_dbl(o, "tester_limit_pps", s.tester_limit);
