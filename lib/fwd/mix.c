@@ -210,7 +210,7 @@ unsigned int vf_mix_min(const struct vf_mix *m)
 /* Smooth weighted round robin (as nginx's upstream balancer): each slot,
  * every length gains its weight, the one furthest ahead is sent and loses
  * the period.  Over a period each length is chosen exactly weight times,
- * spread out: 7:4:1 gives a b a c a b a a b a ... rather than seven a's in
+ * spread out: 7:4:1 gives a b a a b a c a b a b a rather than seven a's in
  * a row. */
 void vf_mix_schedule(const struct vf_mix *m, uint8_t *slot)
 {

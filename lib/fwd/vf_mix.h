@@ -64,8 +64,9 @@ static inline bool vf_mix_is_single(const struct vf_mix *m)
 }
 
 /* Writes the schedule, vf_mix_period(m) entries: the index in m->len of
- * each slot's length.  Every index i appears weight[i] times; between two
- * of its slots lie at most ceil(period / weight[i]) others. */
+ * each slot's length.  Every index i appears weight[i] times, two of its
+ * slots (around the wrap too) at most m->n further apart than the even
+ * spacing ceil(period / weight[i]); the same schedule every time. */
 void vf_mix_schedule(const struct vf_mix *m, uint8_t *slot);
 /* How many of the first count frames of a stream have length index i
  * (for tests and reports: exact, from the schedule). */
