@@ -479,7 +479,7 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 		goto out;
 	}
 	if (app->ses.search.on) {
-		status = vf_search_run(&app->ses);
+		status = app->ses.search.nb_sizes ? vf_search_sweep(&app->ses) : vf_search_run(&app->ses);
 		vf_session_prom_stop(&app->ses);
 		goto out;
 	}

@@ -9,6 +9,7 @@
 #include "vf_parse.h"
 #include "vf_rate.h"
 #include "vf_capture.h"
+#include "vf_search.h"
 #include "vf_search_goals.h"
 
 int vf_app_add_spec(struct vf_app *app, const char *spec, char *err, size_t errlen)
@@ -460,6 +461,12 @@ static int o_search_goal(struct vf_app *app, const char *arg, char *err, size_t 
 	return 0;
 }
 
+static int o_search_sizes(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	search_only(app, "--search-sizes");
+	return vf_search_sizes_parse(arg, &app->ses.search, err, errlen);
+}
+
 static int o_warmup(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
 	if (vf_parse_double(arg, 0.01, 3600, &app->ses.warmup)) {
@@ -529,6 +536,9 @@ const struct vf_opt vf_common_opts[] = {
 	{ "search-goal", 0, "GOAL", "search only (mlr): a goal, repeatable: " VF_SEARCH_GOAL_PRESETS
 	  " or KEY=VALUE,... of name, loss, exceed, trial, sum, width (default: ndr and pdr)",
 	  VF_COMP_CHOICES, VF_SEARCH_GOAL_PRESETS, o_search_goal },
+	{ "search-sizes", 0, "SIZES", "search only: search once per frame length, then one table: rfc2544 "
+	  "(64,128,256,512,1024,1280,1518) or lengths and named mixes, comma-separated (64,imix,1518)",
+	  VF_COMP_CHOICES, "rfc2544|" VF_MIX_NAMES, o_search_sizes },
 	{ "pdr-loss", 0, "RATIO", "search only: loss ratio allowed at PDR (default 0.005)", VF_COMP_NONE, NULL, o_pdr_loss },
 	{ "min-rate", 0, "RATE", "search only: lowest rate tried, units as --rate (default 10000)", VF_COMP_NONE, NULL, o_min_rate },
 	{ "max-rate", 0, "RATE", "search only: highest rate tried, units as --rate (default: what the ports take unthrottled)",

@@ -169,3 +169,20 @@ void vf_search_bisect_report(struct vf_search *s, struct vf_out *o)
 	rate_obj(o, "ndr", "NDR", b.ndr, b.ndr_ok, b.ndr_loss, frame, frames);
 	rate_obj(o, "pdr", "PDR", b.pdr, b.pdr_ok, b.pdr_loss, frame, frames);
 }
+
+void vf_search_bisect_summary(const struct vf_search *s, struct vf_search_summary *sum)
+{
+	double limit = s->tester_limit * (1 - VF_SEARCH_LOAD_TOLERANCE);
+
+	sum->ngoals = 2;
+	snprintf(sum->g[0].name, sizeof(sum->g[0].name), "NDR");
+	snprintf(sum->g[1].name, sizeof(sum->g[1].name), "PDR");
+	sum->g[0].pps = (double)b.ndr;
+	sum->g[1].pps = (double)b.pdr;
+	sum->g[0].found = b.ndr > 0;
+	sum->g[1].found = b.pdr > 0;
+	sum->g[0].regular = b.ndr_ok;
+	sum->g[1].regular = b.pdr_ok;
+	sum->g[0].tester_limited = s->tester_limit > 0 && (double)b.ndr >= limit;
+	sum->g[1].tester_limited = s->tester_limit > 0 && (double)b.pdr >= limit;
+}

@@ -223,3 +223,16 @@ void vf_search_mlr_report(struct vf_search *s, struct vf_out *o)
 	}
 	vf_out_arr_end(o);
 }
+
+void vf_search_mlr_summary(const struct vf_search *s, struct vf_search_summary *sum)
+{
+	(void)s;
+	sum->ngoals = (unsigned int)(st.ngoals > 0 ? st.ngoals : 0);
+	for (unsigned int i = 0; i < sum->ngoals; i++) {
+		snprintf(sum->g[i].name, sizeof(sum->g[i].name), "%s", st.g[i].name);
+		sum->g[i].found = st.r[i].has_lower;
+		sum->g[i].pps = st.r[i].has_lower ? st.r[i].lower : 0;
+		sum->g[i].tester_limited = st.tester[i];
+		sum->g[i].regular = st.r[i].regular && !st.tester[i];
+	}
+}

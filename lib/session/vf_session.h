@@ -26,6 +26,7 @@ struct vf_out;
 /* --search: the throughput search's settings (lib/search). */
 #define VF_SEARCH_MAX_GOALS 8
 #define VF_SEARCH_GOAL_LEN 128
+#define VF_SEARCH_MAX_SIZES 16
 struct vf_search_cfg {
 	bool on;
 	bool bisect;		/* --search-method bisect; default MLRsearch */
@@ -37,6 +38,10 @@ struct vf_search_cfg {
 	/* --search-goal, as given (lib/search parses them); none: NDR + PDR */
 	char goals[VF_SEARCH_MAX_GOALS][VF_SEARCH_GOAL_LEN];
 	unsigned int nb_goals;
+	/* --search-sizes: one search per entry (a length or a named mix),
+	 * in place of --txpkts; none: one search at --txpkts */
+	struct vf_mix sizes[VF_SEARCH_MAX_SIZES];
+	unsigned int nb_sizes;
 };
 
 struct vf_session {
