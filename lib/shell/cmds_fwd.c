@@ -320,7 +320,7 @@ static const struct vf_cmd fwd_cmds[] = {
 	{ "set burst", "N", "packets per burst, 1..512 (while stopped)", cmd_set_burst },
 	{ "set record-core-cycles", "on|off", "time each poll: busy share, cycles per packet (while stopped)",
 	  cmd_set_record_cycles },
-	{ "set txpkts", "LENS", "generated frame lengths, 42..2048: 64, 64,570,1518, 64:7,570:4,1518:1 "
+	{ "set txpkts", "WORD", "generated frame lengths, 42..2048: 64, 64,570,1518, 64:7,570:4,1518:1 "
 	  "or imix (while stopped)", cmd_set_txpkts },
 	{ "set nbcore", "N", "forwarding cores to use (while stopped)", cmd_set_nbcore },
 	{ "set eth-peer", "PORT MAC", "destination MAC of mac mode on PORT", cmd_set_eth_peer },
