@@ -403,6 +403,8 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 			return usage_error(tool, err);
 		app->ses.fwd.replay = &app->ses.pcap;
 	}
+	if (vf_fwd_flows_resolve(&app->ses.fwd, err, sizeof(err)))
+		return usage_error(tool, err);
 	if (app->ses.search.nb_goals && app->ses.search.bisect)
 		return usage_error(tool, "--search-goal sets MLRsearch's goals: not with --search-method bisect");
 	if (app->ses.search.nb_goals && app->ses.search.pdr_loss_given)
@@ -488,7 +490,7 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 		goto out;
 	}
 	if (app->ses.search.on) {
-		status = vf_search_run(&app->ses);
+		status = app->ses.search.nb_sizes ? vf_search_sweep(&app->ses) : vf_search_run(&app->ses);
 		vf_session_prom_stop(&app->ses);
 		goto out;
 	}

@@ -9,6 +9,7 @@
 #include "vf_parse.h"
 #include "vf_rate.h"
 #include "vf_capture.h"
+#include "vf_search.h"
 #include "vf_search_goals.h"
 
 int vf_app_add_spec(struct vf_app *app, const char *spec, char *err, size_t errlen)
@@ -131,9 +132,27 @@ static int o_rx_mode(struct vf_app *app, const char *arg, char *err, size_t errl
 	return 0;
 }
 static int o_txpkts(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{ U(fwd.txpkts, 42, 2048, "--txpkts"); return 0; }
+{
+	char msg[320];
+
+	if (vf_mix_parse(arg, &app->ses.fwd.txpkts, VF_MIX_MIN_LEN, VF_MIX_MAX_LEN, msg, sizeof(msg))) {
+		snprintf(err, errlen, "bad --txpkts '%s': %s", arg, msg);
+		return -1;
+	}
+	return 0;
+}
 static int o_flows(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{ U(fwd.nb_flows, 1, 1u << 24, "--flows"); return 0; }
+{ U(fwd.nb_flows, 1, VF_FLOWS_MAX, "--flows"); return 0; }
+static int field(struct vf_app *app, enum vf_field_id id, const char *arg, char *err, size_t errlen)
+{ return vf_field_parse(id, arg, &app->ses.fwd.flows.f[id], err, errlen); }
+static int o_flow_src(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ return field(app, VF_FIELD_SRC, arg, err, errlen); }
+static int o_flow_dst(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ return field(app, VF_FIELD_DST, arg, err, errlen); }
+static int o_flow_sport(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ return field(app, VF_FIELD_SPORT, arg, err, errlen); }
+static int o_flow_dport(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ return field(app, VF_FIELD_DPORT, arg, err, errlen); }
 /* --rate, --min-rate, --max-rate: packets/s (1 .. 1 Gpps), L2 or L1 bit/s
  * or a percent of the link; what is not pps becomes pps once the ports and
  * the frame length are known (vf_session_resolve_rates). */
@@ -442,6 +461,12 @@ static int o_search_goal(struct vf_app *app, const char *arg, char *err, size_t 
 	return 0;
 }
 
+static int o_search_sizes(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	search_only(app, "--search-sizes");
+	return vf_search_sizes_parse(arg, &app->ses.search, err, errlen);
+}
+
 static int o_warmup(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
 	if (vf_parse_double(arg, 0.01, 3600, &app->ses.warmup)) {
@@ -465,9 +490,19 @@ const struct vf_opt vf_common_opts[] = {
 	{ "burst", 0, "N", "packets per burst, 1..512 (default 32)", VF_COMP_NONE, NULL, o_burst },
 	{ "rx-mode", 0, "MODE", "ports that can notify (memif): poll (default), interrupt, or adaptive "
 	  "(sleep after 250 us idle); a port's rx-mode= wins", VF_COMP_CHOICES, "poll|interrupt|adaptive", o_rx_mode },
-	{ "txpkts", 0, "LEN", "frame length of generated packets, 42..2048: one mbuf (default 64)",
-	  VF_COMP_NONE, NULL, o_txpkts },
-	{ "flows", 0, "N", "flowgen/measure: number of flows (default 1024)", VF_COMP_NONE, NULL, o_flows },
+	{ "txpkts", 0, "LENS", "generators: frame lengths without FCS, 42..2048 (one mbuf): a length (64), "
+	  "a list (64,570,1518), lengths with weights (64:7,570:4,1518:1) or imix, sent in a fixed "
+	  "interleaved order (default 64)", VF_COMP_CHOICES, VF_MIX_NAMES, o_txpkts },
+	{ "flows", 0, "N", "generators: flows, 1..16777216 (flowgen/measure default 1024 over the source "
+	  "address; with --flow-*: every tuple of their ranges)", VF_COMP_NONE, NULL, o_flows },
+	{ "flow-src", 0, "RANGE", "generators: IPv4 source: 10.0.0.1, 10.0.0.1-10.0.3.255 or 10.0.0.0/22, "
+	  "a range with :inc (default) or :random[:SEED] (default 198.18.0.1)", VF_COMP_NONE, NULL, o_flow_src },
+	{ "flow-dst", 0, "RANGE", "generators: IPv4 destination, as --flow-src (default 198.19.0.2)",
+	  VF_COMP_NONE, NULL, o_flow_dst },
+	{ "flow-sport", 0, "RANGE", "generators: UDP source port: 9 or 1024-65535, a range with :inc "
+	  "(default) or :random[:SEED] (default 9)", VF_COMP_NONE, NULL, o_flow_sport },
+	{ "flow-dport", 0, "RANGE", "generators: UDP destination port, as --flow-sport (default 9)",
+	  VF_COMP_NONE, NULL, o_flow_dport },
 	{ "rate", 0, "RATE", "txonly/flowgen/measure/replay: all streams together, in packets/s (200k, 1.5Mpps), "
 	  "L2 bit/s with the FCS (1Mbps, 10Gbps), L1 bit/s (10Gbps-L1: also preamble and gap) "
 	  "or percent of each port's link (50%) (default: unlimited)",
@@ -501,6 +536,9 @@ const struct vf_opt vf_common_opts[] = {
 	{ "search-goal", 0, "GOAL", "search only (mlr): a goal, repeatable: " VF_SEARCH_GOAL_PRESETS
 	  " or KEY=VALUE,... of name, loss, exceed, trial, sum, width (default: ndr and pdr)",
 	  VF_COMP_CHOICES, VF_SEARCH_GOAL_PRESETS, o_search_goal },
+	{ "search-sizes", 0, "SIZES", "search only: search once per frame length, then one table: rfc2544 "
+	  "(64,128,256,512,1024,1280,1518) or lengths and named mixes, comma-separated (64,imix,1518)",
+	  VF_COMP_CHOICES, "rfc2544|" VF_MIX_NAMES, o_search_sizes },
 	{ "pdr-loss", 0, "RATIO", "search only: loss ratio allowed at PDR (default 0.005)", VF_COMP_NONE, NULL, o_pdr_loss },
 	{ "min-rate", 0, "RATE", "search only: lowest rate tried, units as --rate (default 10000)", VF_COMP_NONE, NULL, o_min_rate },
 	{ "max-rate", 0, "RATE", "search only: highest rate tried, units as --rate (default: what the ports take unthrottled)",

@@ -66,7 +66,7 @@ bad:
 	return -1;
 }
 
-double vf_rate_to_pps(const struct vf_rate *r, unsigned int len, uint64_t link_bps)
+double vf_rate_to_pps(const struct vf_rate *r, double len, uint64_t link_bps)
 {
 	switch (r->unit) {
 	case VF_RATE_PPS: return r->value;

@@ -40,20 +40,21 @@ struct vf_rate {
  * 1 Gpps, 1 bit/s .. 10 Tbit/s, percent in (0, 100]. */
 int vf_rate_parse(const char *s, struct vf_rate *r, char *err, size_t errlen);
 
-/* Bits one frame of len bytes (without FCS) takes on the wire. */
-static inline double vf_rate_l2_bits(unsigned int len)
+/* Bits one frame of len bytes (without FCS) takes on the wire; len may be
+ * the mean of a mix of lengths (vf_mix.h), not a whole number. */
+static inline double vf_rate_l2_bits(double len)
 {
 	return 8.0 * (len + VF_RATE_FCS);
 }
-static inline double vf_rate_l1_bits(unsigned int len)
+static inline double vf_rate_l1_bits(double len)
 {
 	return 8.0 * (len + VF_RATE_FCS + VF_RATE_L1_EXTRA);
 }
-static inline double vf_rate_l2_bps(double pps, unsigned int len)
+static inline double vf_rate_l2_bps(double pps, double len)
 {
 	return pps * vf_rate_l2_bits(len);
 }
-static inline double vf_rate_l1_bps(double pps, unsigned int len)
+static inline double vf_rate_l1_bps(double pps, double len)
 {
 	return pps * vf_rate_l1_bits(len);
 }
@@ -61,7 +62,7 @@ static inline double vf_rate_l1_bps(double pps, unsigned int len)
 /* The packets per second r asks for with frames of len bytes (without
  * FCS) on a link of link_bps (L1; only read for a percentage).  -1 when r
  * is a percentage and link_bps is 0 (the port does not know its speed). */
-double vf_rate_to_pps(const struct vf_rate *r, unsigned int len, uint64_t link_bps);
+double vf_rate_to_pps(const struct vf_rate *r, double len, uint64_t link_bps);
 
 /* r as text, as given: "1.5 Mpps", "10 Gbit/s L1", "50 %". */
 void vf_rate_fmt(char *buf, size_t len, const struct vf_rate *r);

@@ -258,7 +258,7 @@ static int lcore_loop(void *arg)
 	for (unsigned int b = 0; b < fl->tx_first; b++)
 		for (unsigned int i = 0; i < n; i++) {
 			struct rte_mbuf *pkts[VF_MAX_BURST];
-			uint16_t k = vf_fwd_gen_fill(&fs[i], pkts, fs[i].burst, false);
+			uint16_t k = vf_fwd_gen_fill(&fs[i], pkts, fs[i].burst);
 			fwd_tx(&fs[i], pkts, k);
 		}
 	if (fs->cfg->record_cycles)

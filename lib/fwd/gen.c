@@ -5,18 +5,24 @@
 #include <rte_malloc.h>
 
 #include "vf_fwd_mode.h"
-#include "vf_pkt.h"
+#include "vf_frames.h"
 
 struct gen_tmpl {
-	uint16_t len;
+	struct vf_frames fr;
 	uint16_t npend;			/* --count: generated, not yet taken */
 	struct rte_mbuf *pend[VF_MAX_BURST];
-	uint8_t frame[];
+	uint8_t mem[] __rte_cache_aligned;	/* the frames' template and schedule */
 };
+
+int vf_fwd_flows_resolve(struct vf_fwd_cfg *cfg, char *err, size_t errlen)
+{
+	return vf_flows_resolve(&cfg->flows, cfg->nb_flows, cfg->mode && cfg->mode->spreads, err,
+				errlen);
+}
 
 /* With --count the generator promises N packets to the port, not N
  * attempts: what a full ring refuses is kept and offered again first. */
-uint16_t vf_fwd_gen_send(struct vf_stream *fs, bool flows)
+uint16_t vf_fwd_gen_send(struct vf_stream *fs)
 {
 	struct gen_tmpl *t = fs->mode_priv;
 	struct rte_mbuf *pkts[VF_MAX_BURST];
@@ -30,7 +36,7 @@ uint16_t vf_fwd_gen_send(struct vf_stream *fs, bool flows)
 		return sent;
 	}
 	n = vf_fwd_gen_budget(fs);
-	n = vf_fwd_gen_fill(fs, pkts, n, flows);
+	n = vf_fwd_gen_fill(fs, pkts, n);
 	if (!fs->cfg->count) {
 		fwd_tx(fs, pkts, n);
 		return n;
@@ -61,13 +67,13 @@ void vf_fwd_gen_init(struct vf_stream *fs)
 
 	vf_fwd_gen_release(fs);
 	rte_free(fs->mode_priv);
-	t = rte_zmalloc("vf_tmpl", sizeof(*t) + cfg->txpkts, RTE_CACHE_LINE_SIZE);
+	t = rte_zmalloc("vf_tmpl", sizeof(*t) + vf_frames_mem_size(&cfg->txpkts, 0),
+			RTE_CACHE_LINE_SIZE);
 	fs->mode_priv = t;
 	if (!t)
 		return;
-	t->len = cfg->txpkts;
-	vf_pkt_build_udp(t->frame, t->len, fs->tx_port->mac,
-			 cfg->peer[fs->tx_port->id].addr_bytes, 0);
+	vf_frames_init(&t->fr, t->mem, &cfg->txpkts, &cfg->flows, 0, fs->tx_port->mac,
+		       cfg->peer[fs->tx_port->id].addr_bytes, NULL, 0);
 	vf_fwd_gen_pace_init(fs);
 }
 
@@ -136,35 +142,23 @@ uint16_t vf_fwd_gen_budget(struct vf_stream *fs)
 	return n;
 }
 
-uint16_t vf_fwd_gen_fill(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t n, bool flows)
+uint16_t vf_fwd_gen_fill(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t n)
 {
-	const struct gen_tmpl *t = fs->mode_priv;
-	uint32_t nflows = fs->cfg->nb_flows ? fs->cfg->nb_flows : 1;
+	struct gen_tmpl *t = fs->mode_priv;
 
 	if (!t || n == 0)
 		return 0;
-	if (vf_mbuf_alloc_bulk_len(fs->cfg->pool, pkts, n, fs->tx_port->id, t->len)) {
+	if (vf_mbuf_alloc_bulk_len(fs->cfg->pool, pkts, n, fs->tx_port->id, t->fr.lens[0].len)) {
 		vf_ctr_add(fs->fwd_dropped, n);
 		return 0;
 	}
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+		uint32_t flow, sum;
+		uint16_t len = vf_frames_next(&t->fr, rte_pktmbuf_mtod(m, uint8_t *), &flow, &sum);
 
-		rte_memcpy(d, t->frame, t->len);
-		if (flows) {
-			uint32_t flow = (uint32_t)(fs->seq++ % nflows);
-			uint8_t *ip = d + 14;
-			/* Vary the source address (low 16 bits) and port. */
-			ip[14] = (uint8_t)(flow >> 8);
-			ip[15] = (uint8_t)(1 + (flow & 0xff) % 254);
-			ip[10] = ip[11] = 0;
-			uint16_t ck = vf_pkt_ipv4_cksum(ip);
-			ip[10] = (uint8_t)(ck >> 8);
-			ip[11] = (uint8_t)ck;
-			d[34] = (uint8_t)((9 + (flow >> 16)) >> 8);
-			d[35] = (uint8_t)(9 + (flow >> 16));
-		}
+		m->data_len = len;
+		m->pkt_len = len;
 	}
 	return n;
 }

@@ -191,11 +191,14 @@ bool vf_pkt_build_udp(uint8_t *f, uint32_t len, const uint8_t src[6],
 	wr16(ip + 2, (uint16_t)iplen);
 	ip[8] = 64;
 	ip[9] = IPPROTO_UDP_;
-	/* 198.18.0.0/15 is the benchmarking range (RFC 2544). */
-	ip[12] = 198; ip[13] = 18; ip[14] = (uint8_t)(flow >> 8); ip[15] = (uint8_t)(1 + (flow & 0xff) % 254);
+	/* 198.18.0.0/15 is the benchmarking range (RFC 2544).  Flow k is the
+	 * k-th source of 198.18.0.1 .. 198.18.255.254, then the source port
+	 * counts up from 9: as the generators' default walk (vf_flow.h). */
+	wr16(ip + 12, 198 << 8 | 18);
+	wr16(ip + 14, (uint16_t)(1 + flow % 65534));
 	ip[16] = 198; ip[17] = 19; ip[18] = 0; ip[19] = 2;
 	wr16(ip + 10, vf_pkt_ipv4_cksum(ip));
-	wr16(udp, (uint16_t)(9 + (flow >> 16)));
+	wr16(udp, (uint16_t)(9 + flow / 65534));
 	wr16(udp + 2, 9);
 	wr16(udp + 4, (uint16_t)(iplen - 20));
 	/* UDP checksum 0: "not computed", valid for IPv4. */

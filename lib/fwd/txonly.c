@@ -3,7 +3,7 @@
 /* UDP/IPv4 frames of --txpkts bytes, paced by --rate, bounded by --count. */
 static void txonly_fwd(struct vf_stream *fs)
 {
-	vf_fwd_gen_send(fs, false);
+	vf_fwd_gen_send(fs);
 }
 
 const struct vf_fwd_mode vf_fwd_txonly = {

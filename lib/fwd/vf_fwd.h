@@ -4,12 +4,15 @@
 #define VF_FWD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
 #include "vf_ctr.h"
+#include "vf_flow.h"
+#include "vf_mix.h"
 #include "vf_pace.h"
 #include "vf_pcap_read.h"
 #include "vf_port.h"
@@ -68,6 +71,7 @@ struct vf_fwd_mode {
 	/* Optional: clear fwd stats of the mode's own counters. */
 	void (*stats_clear)(struct vf_stream *fs);
 	bool generates;		/* txonly-like: no rx needed */
+	bool spreads;		/* a generator whose frames go over --flows flows by default */
 	bool drains;		/* at stop: stop sending, receive --drain-ms more */
 	/* Holds nothing between bursts, so its core may sleep while its rx
 	 * queues are idle (rx modes, vf_port.h). */
@@ -77,8 +81,11 @@ struct vf_fwd_mode {
 struct vf_fwd_cfg {
 	const struct vf_fwd_mode *mode;
 	uint16_t burst;
-	uint16_t txpkts;		/* txonly/flowgen frame length */
-	uint32_t nb_flows;		/* flowgen */
+	struct vf_mix txpkts;		/* generators: the frame lengths and their weights */
+	uint32_t nb_flows;		/* --flows, 0: not given */
+	/* generators: the address and port fields (--flow-*); flows.n is
+	 * set by vf_fwd_flows_resolve for the mode in use */
+	struct vf_flows flows;
 	uint64_t rate_pps;		/* generator pacing, 0: unlimited */
 	struct vf_pattern pattern;	/* --pattern: how the frames of rate_pps fall */
 	/* replay: the capture (--pcap, in memory), --speed and --loop (0: forever) */
@@ -123,6 +130,10 @@ void vf_fwd_stats_clear(void);
 void vf_fwd_wake(void);
 /* Forwarding lcores available (all EAL lcores but the main one). */
 unsigned int vf_fwd_lcores_available(void);
+
+/* The flows of cfg's mode (vf_flows_resolve): cfg->flows.n.  0, or -1
+ * with a message in err. */
+int vf_fwd_flows_resolve(struct vf_fwd_cfg *cfg, char *err, size_t errlen);
 
 /* replay: every stream has sent its --loop passes over the capture. */
 bool vf_fwd_replay_done(void);

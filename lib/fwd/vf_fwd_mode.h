@@ -31,16 +31,17 @@ static inline void fwd_tx(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t
 /* Generators (txonly, flowgen, --tx-first): how many packets this burst may
  * carry under --rate and --count. */
 uint16_t vf_fwd_gen_budget(struct vf_stream *fs);
-/* Allocates n mbufs and fills them from the stream's template; returns how
- * many were allocated (0 or n). flows: vary the IPv4 source per packet.
- * Does not touch --count: the caller decides whether the burst counts. */
-uint16_t vf_fwd_gen_fill(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t n, bool flows);
+/* Allocates n mbufs and fills them with the stream's next frames (lengths
+ * of the --txpkts mix, flows of --flow-* and --flows, vf_frames.h);
+ * returns how many were allocated (0 or n).  Does not touch --count: the
+ * caller decides whether the burst counts. */
+uint16_t vf_fwd_gen_fill(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t n);
 void vf_fwd_gen_init(struct vf_stream *fs);
 /* --count and the token bucket of a generating stream (its share of
  * --rate among the senders), for every generating mode's stream_init. */
 void vf_fwd_gen_pace_init(struct vf_stream *fs);
 /* One generator burst (txonly, flowgen); returns the packets sent. */
-uint16_t vf_fwd_gen_send(struct vf_stream *fs, bool flows);
+uint16_t vf_fwd_gen_send(struct vf_stream *fs);
 /* Frees packets a --count generator still holds (counted as dropped). */
 void vf_fwd_gen_release(struct vf_stream *fs);
 

@@ -22,8 +22,9 @@ bool vf_pkt_5tswap(uint8_t *frame, uint32_t len);
 bool vf_pkt_icmpecho(uint8_t *frame, uint32_t len, const uint8_t our_mac[6]);
 
 /* Builds an Ethernet/IPv4/UDP frame of len bytes (>= 42, <= 9000):
- * 198.18.0.1:9 -> 198.18.0.2:9, flow varies the source address and port
- * (flowgen), payload zero.  Returns false if len is out of range. */
+ * 198.18.0.1:9 -> 198.19.0.2:9, payload zero; flow k > 0 takes the k-th
+ * source address and port of the generators' default walk (vf_flow.h).
+ * Returns false if len is out of range. */
 bool vf_pkt_build_udp(uint8_t *frame, uint32_t len, const uint8_t src[6],
 		      const uint8_t dst[6], uint32_t flow);
 

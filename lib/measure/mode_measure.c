@@ -1,5 +1,6 @@
-/* measure: every stream sends stamped UDP/IPv4 frames (paced by --rate,
- * bounded by --count) and accounts what its rx port delivers: loss,
+/* measure: every stream sends stamped UDP/IPv4 frames (the lengths of
+ * --txpkts, the flows of --flow-* and --flows, paced by --rate, bounded by
+ * --count) and accounts what its rx port delivers: loss,
  * duplicates, reordering, latency (tx burst to rx burst, TSC) and jitter.
  *
  * Single writer everywhere: a stream's sender state belongs to its core;
@@ -12,9 +13,9 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "vf_frames.h"
 #include "vf_fwd_mode.h"
 #include "vf_meas.h"
-#include "vf_pkt.h"
 #include "vf_seq.h"
 #include "vf_stamp.h"
 
@@ -38,15 +39,9 @@ struct meas_core {
 
 struct meas_tx {
 	struct meas_core *core;
-	uint16_t len;
 	uint8_t epoch;
 	uint32_t clear_seen;
 	uint32_t nflows;
-	uint32_t flow;			/* seq % nflows, kept by counting, not dividing */
-	uint16_t src0, sport0;		/* the template's words at 28 and 34 (flow 0) */
-	uint64_t base_sum;		/* the checksum's constant part: vf_stamp_base_sum
-					 * of the template plus magic and stream */
-	uint32_t ip_sum0;		/* IPv4 header sum without checksum and source low half */
 	uint64_t seq;			/* next to stamp */
 	volatile uint64_t sent;		/* accepted by the port, this run */
 	uint16_t npend;			/* stamped, refused by a full ring: offered again */
@@ -55,7 +50,9 @@ struct meas_tx {
 	uint64_t rearm;			/* vf_mbuf_rearm_word for our frames */
 	uint16_t nspare;		/* received, accounted, kept to send again */
 	struct rte_mbuf *spare[VF_MAX_BURST];
-	uint8_t frame[];
+	/* lengths, flows and the template (magic and stream in its payload) */
+	struct vf_frames fr;
+	uint8_t mem[] __rte_cache_aligned;	/* the frames' template and schedule */
 };
 
 static struct meas_core *cores[RTE_MAX_LCORE];
@@ -82,47 +79,25 @@ static void core_reset(struct meas_core *c, uint8_t epoch)
 	}
 }
 
-static inline uint16_t rd16(const uint8_t *p)
+/* The next frame of the stream's lengths and flows (vf_frames.h: the
+ * IPv4 checksum and the UDP checksum's sum of all but the stamp kept word
+ * by word, RFC 1624), the stamp's flow, epoch and sequence number; returns
+ * the UDP checksum's sum of everything but the TSC, which the second pass
+ * adds. */
+static inline uint64_t fill_one(struct meas_tx *t, struct rte_mbuf *m, uint8_t epoch)
 {
-	uint16_t w;
-	memcpy(&w, p, 2);
-	return w;
-}
-
-/* Copies the template (magic and stream already in it), sets the flow's
- * source address and port, the IPv4 checksum, the stamp's flow, epoch and
- * sequence number, and returns the UDP checksum's sum of everything but the
- * TSC, which the second pass adds (RFC 1624: the sum is updated by the
- * words that change, never taken over the frame again). */
-static inline uint64_t fill_one(struct meas_tx *t, uint8_t *d, uint8_t epoch)
-{
-	uint32_t flow = t->flow, lo = flow & 0xff;
-	uint16_t src = t->src0, sport = t->sport0, ck;
-
-	if (++t->flow == t->nflows)
-		t->flow = 0;
-	rte_memcpy(d, t->frame, t->len);
-	if (flow) {
-		/* The words built in registers and stored whole: bytes stored
-		 * one by one and read back as a word stall the load. */
-		uint8_t sb[2] = { (uint8_t)(flow >> 8),
-				  (uint8_t)(1 + (lo >= 254 ? lo - 254 : lo)) };	/* 1 + lo % 254 */
-		uint8_t pb[2] = { (uint8_t)((9 + (flow >> 16)) >> 8), (uint8_t)(9 + (flow >> 16)) };
-
-		memcpy(&src, sb, 2);
-		memcpy(&sport, pb, 2);
-		memcpy(d + 28, &src, 2);
-		memcpy(d + 34, &sport, 2);
-		ck = (uint16_t)~vf_stamp_fold(t->ip_sum0 + src);
-		memcpy(d + 24, &ck, 2);
-	}
-	uint32_t fe = (flow & 0xffffff) | (uint32_t)epoch << 24;
+	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t flow, sum, fe;
+	uint16_t len = vf_frames_next(&t->fr, d, &flow, &sum);
 	uint64_t seq = t->seq++;
 
+	m->data_len = len;
+	m->pkt_len = len;
+	fe = (flow & 0xffffff) | (uint32_t)epoch << 24;
 	memcpy(d + VF_STAMP_OFF + 4, &fe, 4);
 	memcpy(d + VF_STAMP_OFF + 8, &seq, 8);
 	/* each term below 2^32 and a handful of them: no carry out of 64 bits */
-	return t->base_sum + src + sport + fe + (uint32_t)seq + (seq >> 32);
+	return (uint64_t)sum + fe + (uint32_t)seq + (seq >> 32);
 }
 
 /* Second pass, right before the tx burst: the TSC and the checksum. */
@@ -173,11 +148,11 @@ static void tx_burst(struct vf_stream *fs, struct meas_tx *t)
 	t->nspare -= k;
 	memcpy(t->pend, t->spare + t->nspare, k * sizeof(t->pend[0]));
 	for (uint16_t i = 0; i < k; i++) {
-		vf_mbuf_init_len(t->pend[i], t->rearm, t->len);
+		vf_mbuf_init_len(t->pend[i], t->rearm, t->fr.tmpl_len);	/* fill_one sets it */
 		t->pend[i]->tx_offload = 0;
 	}
 	if (k < n && vf_mbuf_alloc_bulk_len(fs->cfg->pool, t->pend + k, n - k,
-					    fs->tx_port->id, t->len)) {
+					    fs->tx_port->id, t->fr.tmpl_len)) {
 		vf_ctr_add(fs->fwd_dropped, n - k);	/* nothing stamped: not a loss */
 		n = k;
 		if (!n)
@@ -186,7 +161,7 @@ static void tx_burst(struct vf_stream *fs, struct meas_tx *t)
 	if (fs->cfg->count)
 		fs->gen_left -= n;
 	for (uint16_t i = 0; i < n; i++)
-		t->psum[i] = fill_one(t, rte_pktmbuf_mtod(t->pend[i], uint8_t *), t->epoch);
+		t->psum[i] = fill_one(t, t->pend[i], t->epoch);
 	t->npend = n;
 	tx_pending(fs, t);
 }
@@ -220,7 +195,7 @@ static void release_pending(struct vf_stream *fs, struct meas_tx *t)
 	/* Stamped but never accepted: not sent, so not lost either; the
 	 * sequence numbers are taken back. */
 	t->seq -= t->npend;
-	t->flow = (uint32_t)(t->seq % t->nflows);
+	vf_frames_seek(&t->fr, t->seq);
 	if (fs->cfg->count)
 		fs->gen_left += t->npend;
 	rte_pktmbuf_free_bulk(t->pend, t->npend);
@@ -338,7 +313,7 @@ static void measure_fwd(struct vf_stream *fs)
 		t->clear_seen = clear_req;
 		t->epoch = c->epoch;
 		t->seq = 0;
-		t->flow = 0;
+		vf_frames_seek(&t->fr, 0);
 		t->sent = 0;
 		fs->gen_left = fs->cfg->count;
 	}
@@ -373,7 +348,8 @@ static void measure_init(struct vf_stream *fs)
 {
 	const struct vf_fwd_cfg *cfg = fs->cfg;
 	unsigned int ns = vf_fwd_nb_streams();
-	uint16_t len = cfg->txpkts < VF_STAMP_MIN_FRAME ? VF_STAMP_MIN_FRAME : cfg->txpkts;
+	uint16_t magic = VF_STAMP_MAGIC, stream = (uint16_t)fs->id;
+	uint8_t payload[4];
 	struct meas_tx *t;
 	struct meas_core *c;
 
@@ -395,11 +371,11 @@ static void measure_init(struct vf_stream *fs)
 		c->clear_seen = clear_req;
 		core_reset(c, cur_epoch());
 	}
-	t = rte_zmalloc("vf_meas_tx", sizeof(*t) + len, RTE_CACHE_LINE_SIZE);
+	t = rte_zmalloc("vf_meas_tx", sizeof(*t) + vf_frames_mem_size(&cfg->txpkts, VF_STAMP_MIN_FRAME),
+			RTE_CACHE_LINE_SIZE);
 	if (!t)
 		return;
 	t->core = c;
-	t->len = len;
 	{
 		uint16_t room = rte_pktmbuf_data_room_size(cfg->pool);
 
@@ -408,27 +384,13 @@ static void measure_init(struct vf_stream *fs)
 	}
 	t->epoch = cur_epoch();
 	t->clear_seen = clear_req;
-	t->nflows = cfg->nb_flows ? cfg->nb_flows : 1;
-	if (t->nflows > 0xffffff)
-		t->nflows = 0xffffff;
-	vf_pkt_build_udp(t->frame, len, fs->tx_port->mac, cfg->peer[fs->tx_port->id].addr_bytes, 0);
-	t->frame[28] = 0;	/* the template's source low half and sport: 0 */
-	t->frame[29] = 1;	/* flow 0 (the 1 + flow % 254 of vf_pkt_build_udp) */
-	t->src0 = rd16(t->frame + 28);
-	t->sport0 = rd16(t->frame + 34);
-	{
-		uint16_t magic = VF_STAMP_MAGIC, stream = (uint16_t)fs->id;
-
-		memcpy(t->frame + VF_STAMP_OFF, &magic, 2);
-		memcpy(t->frame + VF_STAMP_OFF + 2, &stream, 2);
-		t->base_sum = (uint64_t)vf_stamp_base_sum(t->frame, len) + magic + stream;
-	}
-	{
-		uint8_t ip[20];
-		memcpy(ip, t->frame + 14, 20);
-		ip[10] = ip[11] = ip[14] = ip[15] = 0;
-		t->ip_sum0 = vf_stamp_sum(ip, 20, 0);
-	}
+	/* the stamp's magic and stream are the same in every frame: in the
+	 * template, and in the checksum sums the frames keep */
+	memcpy(payload, &magic, 2);
+	memcpy(payload + 2, &stream, 2);
+	vf_frames_init(&t->fr, t->mem, &cfg->txpkts, &cfg->flows, VF_STAMP_MIN_FRAME,
+		       fs->tx_port->mac, cfg->peer[fs->tx_port->id].addr_bytes, payload, sizeof(payload));
+	t->nflows = t->fr.walk.n;
 	fs->mode_priv = t;
 	vf_fwd_gen_pace_init(fs);	/* the token bucket and --count */
 }
@@ -452,6 +414,7 @@ const struct vf_fwd_mode vf_fwd_measure = {
 	.stream_init = measure_init,
 	.stream_fini = measure_fini,
 	.generates = true,
+	.spreads = true,
 	.drains = true,
 };
 
@@ -537,7 +500,7 @@ void vf_meas_clear(void)
 		t->clear_seen = clear_req;
 		t->epoch = cur_epoch();
 		t->seq = 0;
-		t->flow = 0;
+		vf_frames_seek(&t->fr, 0);
 		t->sent = 0;
 	}
 }

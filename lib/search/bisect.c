@@ -132,14 +132,14 @@ double vf_search_bisect_run(struct vf_search *s)
 }
 
 static void rate_obj(struct vf_out *o, const char *key, const char *title, uint64_t rate,
-		     bool ok, double loss, uint16_t frame)
+		     bool ok, double loss, double frame, const char *frames)
 {
 	/* text: the title line alone, no "ndr:" heading */
 	vf_out_obj_begin(o, vf_out_is_json(o) ? key : NULL);
-	vf_out_title(o, "%-4s %10.4f Mpps  %8.3f Gbit/s L2  %8.3f Gbit/s L1 (%u-byte frames)  "
+	vf_out_title(o, "%-4s %10.4f Mpps  %8.3f Gbit/s L2  %8.3f Gbit/s L1 (%s frames)  "
 		     "loss %.4f%%  %s", title, (double)rate / 1e6,
 		     vf_rate_l2_bps((double)rate, frame) / 1e9,
-		     vf_rate_l1_bps((double)rate, frame) / 1e9, frame, loss * 100,
+		     vf_rate_l1_bps((double)rate, frame) / 1e9, frames, loss * 100,
 		     ok ? "verified" : "NOT verified");
 	if (vf_out_is_json(o)) {
 		vf_out_u64(o, "rate_pps", rate);
@@ -155,7 +155,10 @@ static void rate_obj(struct vf_out *o, const char *key, const char *title, uint6
 void vf_search_bisect_report(struct vf_search *s, struct vf_out *o)
 {
 	const struct vf_search_cfg *c = &s->ses->search;
-	uint16_t frame = s->ses->fwd.txpkts < 64 ? 64 : s->ses->fwd.txpkts;
+	double frame = vf_session_frame_len(s->ses);
+	char frames[192];
+
+	vf_session_frames_describe(s->ses, frames, sizeof(frames));
 
 	if (vf_out_is_json(o)) {
 		vf_out_dbl(o, "trial_s", c->trial);
@@ -163,6 +166,23 @@ void vf_search_bisect_report(struct vf_search *s, struct vf_out *o)
 		vf_out_dbl(o, "precision", c->precision);
 		vf_out_u64(o, "max_rate", b.max);
 	}
-	rate_obj(o, "ndr", "NDR", b.ndr, b.ndr_ok, b.ndr_loss, frame);
-	rate_obj(o, "pdr", "PDR", b.pdr, b.pdr_ok, b.pdr_loss, frame);
+	rate_obj(o, "ndr", "NDR", b.ndr, b.ndr_ok, b.ndr_loss, frame, frames);
+	rate_obj(o, "pdr", "PDR", b.pdr, b.pdr_ok, b.pdr_loss, frame, frames);
+}
+
+void vf_search_bisect_summary(const struct vf_search *s, struct vf_search_summary *sum)
+{
+	double limit = s->tester_limit * (1 - VF_SEARCH_LOAD_TOLERANCE);
+
+	sum->ngoals = 2;
+	snprintf(sum->g[0].name, sizeof(sum->g[0].name), "NDR");
+	snprintf(sum->g[1].name, sizeof(sum->g[1].name), "PDR");
+	sum->g[0].pps = (double)b.ndr;
+	sum->g[1].pps = (double)b.pdr;
+	sum->g[0].found = b.ndr > 0;
+	sum->g[1].found = b.pdr > 0;
+	sum->g[0].regular = b.ndr_ok;
+	sum->g[1].regular = b.pdr_ok;
+	sum->g[0].tester_limited = s->tester_limit > 0 && (double)b.ndr >= limit;
+	sum->g[1].tester_limited = s->tester_limit > 0 && (double)b.pdr >= limit;
 }

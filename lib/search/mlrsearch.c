@@ -146,7 +146,8 @@ static void reasons(int i, bool aborted, char *buf, size_t len)
 		snprintf(buf + at, len - at, "%sinterrupted", at ? "," : "");
 }
 
-static void goal_line(struct vf_out *o, int i, double tester_limit, uint16_t frame)
+static void goal_line(struct vf_out *o, int i, double tester_limit, double frame,
+		      const char *frames)
 {
 	const struct vf_mlr_goal *g = &st.g[i];
 	const struct vf_mlr_result *r = &st.r[i];
@@ -169,18 +170,20 @@ static void goal_line(struct vf_out *o, int i, double tester_limit, uint16_t fra
 		char up[24] = "?";
 		if (r->has_upper)
 			snprintf(up, sizeof(up), "%.4f", r->upper / 1e6);
-		vf_out_title(o, "%-8s %.4f Mpps  %.3f Gbit/s L2  %.3f Gbit/s L1 (%u-byte frames)  "
+		vf_out_title(o, "%-8s %.4f Mpps  %.3f Gbit/s L2  %.3f Gbit/s L1 (%s frames)  "
 			     "conditional throughput %.4f Mpps  bounds %.4f..%s Mpps  %s  [%s]", g->name,
 			     r->lower / 1e6, vf_rate_l2_bps(r->lower, frame) / 1e9,
-			     vf_rate_l1_bps(r->lower, frame) / 1e9, frame, r->throughput / 1e6, r->lower / 1e6,
+			     vf_rate_l1_bps(r->lower, frame) / 1e9, frames, r->throughput / 1e6, r->lower / 1e6,
 			     up, r->regular ? "regular" : "IRREGULAR", how);
 	}
 }
 
 void vf_search_mlr_report(struct vf_search *s, struct vf_out *o)
 {
-	uint16_t frame = s->ses->fwd.txpkts < 64 ? 64 : s->ses->fwd.txpkts;
-	char why[160];
+	double frame = vf_session_frame_len(s->ses);
+	char why[160], frames[192];
+
+	vf_session_frames_describe(s->ses, frames, sizeof(frames));
 
 	vf_out_title(o, "tester   %.4f Mpps unthrottled on these ports (its limit here)%s",
 		     s->tester_limit / 1e6, st.max_given ? "; max load from --max-rate" : "");
@@ -193,7 +196,7 @@ void vf_search_mlr_report(struct vf_search *s, struct vf_out *o)
 		const struct vf_mlr_goal *g = &st.g[i];
 		const struct vf_mlr_result *r = &st.r[i];
 		vf_out_obj_begin(o, NULL);
-		goal_line(o, i, s->tester_limit, frame);
+		goal_line(o, i, s->tester_limit, frame, frames);
 		if (vf_out_is_json(o)) {
 			reasons(i, s->aborted, why, sizeof(why));
 			vf_out_str(o, "name", g->name);
@@ -219,4 +222,17 @@ void vf_search_mlr_report(struct vf_search *s, struct vf_out *o)
 		vf_out_obj_end(o);
 	}
 	vf_out_arr_end(o);
+}
+
+void vf_search_mlr_summary(const struct vf_search *s, struct vf_search_summary *sum)
+{
+	(void)s;
+	sum->ngoals = (unsigned int)(st.ngoals > 0 ? st.ngoals : 0);
+	for (unsigned int i = 0; i < sum->ngoals; i++) {
+		snprintf(sum->g[i].name, sizeof(sum->g[i].name), "%s", st.g[i].name);
+		sum->g[i].found = st.r[i].has_lower;
+		sum->g[i].pps = st.r[i].has_lower ? st.r[i].lower : 0;
+		sum->g[i].tester_limited = st.tester[i];
+		sum->g[i].regular = st.r[i].regular && !st.tester[i];
+	}
 }

@@ -41,7 +41,7 @@ static bool nothing_back(const struct vf_search *s)
 }
 
 static void latency_table(struct vf_out *o, const struct vf_search_trial *const lat[4],
-			  unsigned int frame)
+			  double frame)
 {
 	vf_out_arr_begin(o, "latency");
 	vf_out_title(o, "latency (us)   %12s %13s %13s %9s %9s %9s %9s %9s %9s %9s %9s", "rate pps",
@@ -92,6 +92,12 @@ static double traffic_s(const struct vf_search *s)
 
 int vf_search_run(struct vf_session *ses)
 {
+	return vf__search_once(ses, true, NULL, NULL);
+}
+
+int vf__search_once(struct vf_session *ses, bool final, const char *label,
+		    struct vf_search_summary *sum)
+{
 	static struct vf_search s;
 	const struct vf_search_cfg *c = &ses->search;
 	const struct vf_search_trial *lat[4] = { NULL };
@@ -99,7 +105,10 @@ int vf_search_run(struct vf_session *ses)
 	double base;
 
 	memset(&s, 0, sizeof(s));
+	if (sum)
+		memset(sum, 0, sizeof(*sum));
 	s.ses = ses;
+	s.label = label;
 	s.start = vf_now_s();
 	if (!vf_session_wait_links(10)) {
 		VF_ERR("search: not every port's link came up in 10 s");
@@ -138,7 +147,9 @@ int vf_search_run(struct vf_session *ses)
 		     traffic_s(&s), vf_now_s() - s.start);
 	if (vf_out_is_json(o)) {
 		vf_out_str(o, "tool", ses->tool);
-		vf_out_bool(o, "final", true);
+		vf_out_bool(o, "final", final);
+		if (label)
+			vf_out_str(o, "txpkts", label);
 	}
 	vf_out_obj_begin(o, vf_out_is_json(o) ? "search" : NULL);
 	if (vf_out_is_json(o)) {
@@ -146,7 +157,7 @@ int vf_search_run(struct vf_session *ses)
 		vf_out_u64(o, "trials", s.n);
 		vf_out_dbl(o, "traffic_s", traffic_s(&s));
 		vf_out_dbl(o, "elapsed", vf_now_s() - s.start);
-		vf_out_u64(o, "frame", ses->fwd.txpkts < 64 ? 64 : ses->fwd.txpkts);
+		vf_out_dbl(o, "frame", vf_session_frame_len(ses));	/* a mix's mean */
 		vf_out_u64(o, "fcs_bytes_in_l2", VF_RATE_FCS);
 		vf_out_u64(o, "min_rate", c->min_rate);
 		vf_out_dbl(o, "tester_limit_pps", s.tester_limit);
@@ -163,5 +174,18 @@ int vf_search_run(struct vf_session *ses)
 	vf_out_free(o);
 	if (ses->hist_file[0] && vf_meas_write_hist_file(ses->hist_file))
 		VF_ERR("cannot write --hist-file '%s'", ses->hist_file);
+	if (sum) {
+		if (c->bisect)
+			vf_search_bisect_summary(&s, sum);
+		else
+			vf_search_mlr_summary(&s, sum);
+		sum->tester_limit = s.tester_limit;
+		sum->trials = s.n;
+		sum->traffic_s = traffic_s(&s);
+		sum->aborted = s.aborted;
+		sum->has_lat90 = lat[3] != NULL;
+		if (lat[3])
+			sum->lat90 = lat[3]->lat;
+	}
 	return s.aborted ? 1 : 0;
 }

@@ -42,6 +42,8 @@ static void row_json(struct vf_search *s, const struct vf_search_trial *t)
 	vf_out_obj_begin(o, NULL);
 	vf_out_str(o, "tool", s->ses->tool);
 	vf_out_u64(o, "trial", t->n);
+	if (s->label)
+		vf_out_str(o, "txpkts", s->label);
 	vf_out_str(o, "phase", t->phase);
 	vf_out_u64(o, "rate_pps", (uint64_t)t->load);
 	vf_out_dbl(o, "duration_s", t->duration);

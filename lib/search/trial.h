@@ -37,6 +37,7 @@ struct vf_search {
 	double start;
 	bool aborted;
 	double tester_limit;	/* pps the ports took unthrottled; 0: not measured */
+	const char *label;	/* --search-sizes: the entry searched at, or NULL */
 };
 
 /* Frames sent below intended load x effective duration x (1 - this), less

@@ -12,4 +12,18 @@
  * result (text or JSON).  Returns the exit status. */
 int vf_search_run(struct vf_session *ses);
 
+/* --search-sizes: the search once per entry of ses->search.sizes (each
+ * result printed as it ends), then one table: per entry, each goal's load
+ * in Mpps and Gbit/s L2 and L1, and the latency at 90 % of the latency
+ * goal's load (text, or one JSON line).  --txpkts is restored after.
+ * Returns the exit status: 1 if any search failed or was interrupted. */
+int vf_search_sweep(struct vf_session *ses);
+
+/* --search-sizes' argument: lengths (42..2048) and named mixes (imix),
+ * comma-separated, or rfc2544 (64,128,256,512,1024,1280,1518), into
+ * c->sizes.  0, or -1 with a message in err (c unchanged then). */
+int vf_search_sizes_parse(const char *s, struct vf_search_cfg *c, char *err, size_t errlen);
+#define VF_SEARCH_SIZES_FORMS "rfc2544 (64,128,256,512,1024,1280,1518) or lengths and named mixes, " \
+	"comma-separated (64,imix,1518)"
+
 #endif

@@ -11,15 +11,24 @@
 #include "vf_out.h"
 #include "vf_stamp.h"
 
-unsigned int vf_session_frame_len(const struct vf_session *ses)
+unsigned int vf_session_min_len(const struct vf_session *ses)
 {
-	unsigned int len = ses->fwd.txpkts;
+	return ses->fwd.mode && ses->fwd.mode->drains ? VF_STAMP_MIN_FRAME : 0;
+}
 
+double vf_session_frame_len(const struct vf_session *ses)
+{
 	if (ses->fwd.replay && ses->fwd.replay->n)	/* a capture: its mean frame */
-		return (unsigned int)((ses->fwd.replay->bytes + ses->fwd.replay->n / 2) / ses->fwd.replay->n);
-	if (ses->fwd.mode && ses->fwd.mode->drains && len < VF_STAMP_MIN_FRAME)
-		len = VF_STAMP_MIN_FRAME;
-	return len;
+		return (double)((ses->fwd.replay->bytes + ses->fwd.replay->n / 2) / ses->fwd.replay->n);
+	return vf_mix_mean(&ses->fwd.txpkts, vf_session_min_len(ses));
+}
+
+void vf_session_frames_describe(const struct vf_session *ses, char *buf, size_t len)
+{
+	if (ses->fwd.replay && ses->fwd.replay->n)
+		snprintf(buf, len, "%.0f-byte (the capture's mean)", vf_session_frame_len(ses));
+	else
+		vf_mix_describe(buf, len, &ses->fwd.txpkts, vf_session_min_len(ses));
 }
 
 /* Bits per second of the slowest port's link times the ports, or 0 and
@@ -51,7 +60,7 @@ static uint64_t links_bps(int *which)
 static int resolve(struct vf_session *ses, const struct vf_rate *r, const char *what,
 		   uint64_t *pps, char *err, size_t errlen)
 {
-	unsigned int len = vf_session_frame_len(ses);
+	double len = vf_session_frame_len(ses);
 	uint64_t link = 0;
 	double v;
 	int which = -1;
@@ -76,9 +85,12 @@ static int resolve(struct vf_session *ses, const struct vf_rate *r, const char *
 	if (v < 1 || v > 1e9) {
 		char as[64];
 
+		char frames[192];
+
 		vf_rate_fmt(as, sizeof(as), r);
-		snprintf(err, errlen, "%s %s is %.0f pps with %u-byte frames: expected 1 pps .. 1 Gpps",
-			 what, as, v, len);
+		vf_session_frames_describe(ses, frames, sizeof(frames));
+		snprintf(err, errlen, "%s %s is %.0f pps with %s frames: expected 1 pps .. 1 Gpps",
+			 what, as, v, frames);
 		return -1;
 	}
 	*pps = (uint64_t)v;
@@ -139,7 +151,7 @@ static const struct vf_col load_cols[] = {
 static const struct vf_table load_table = VF_TABLE(load_cols);
 
 static void load_row(struct vf_out *o, const char *key, const char *name, double pps,
-		     unsigned int len)
+		     double len)
 {
 	struct load_row r = { name, pps, vf_rate_l2_bps(pps, len), vf_rate_l1_bps(pps, len) };
 
@@ -153,17 +165,18 @@ static const char *const pattern_names[] = { "constant", "burst", "poisson" };
 void vf_session_report_load(const struct vf_session *ses, struct vf_out *o)
 {
 	struct vf_session_load l;
-	unsigned int len = vf_session_frame_len(ses);
-	char as[64] = "";
+	double len = vf_session_frame_len(ses);
+	char as[64] = "", frames[192];
 	bool json = vf_out_is_json(o);
 
 	vf_session_load(ses, &l);
 	if (ses->rate_spec.value > 0 && ses->rate_spec.unit != VF_RATE_PPS)
 		vf_rate_fmt(as, sizeof(as), &ses->rate_spec);
 	vf_out_obj_begin(o, json ? "load" : NULL);
-	vf_out_title(o, "load over %.3f s, %s pattern, %u-byte frames (L2 counts the 4-byte FCS, "
+	vf_session_frames_describe(ses, frames, sizeof(frames));
+	vf_out_title(o, "load over %.3f s, %s pattern, %s frames (L2 counts the 4-byte FCS, "
 		     "L1 adds preamble, SFD and gap: 24 bytes a frame)%s%s", l.effective_s,
-		     pattern_names[ses->fwd.pattern.kind], len, as[0] ? "; asked as " : "", as);
+		     pattern_names[ses->fwd.pattern.kind], frames, as[0] ? "; asked as " : "", as);
 	if (l.limited)
 		vf_out_title(o, "TESTER-LIMITED: the ports took less than asked");
 	if (!json) {
@@ -182,7 +195,13 @@ void vf_session_report_load(const struct vf_session *ses, struct vf_out *o)
 		vf_out_dbl(o, "offered_pps", l.offered_pps);
 		vf_out_dbl(o, "effective_s", l.effective_s);
 		vf_out_bool(o, "tester_limited", l.limited);
-		vf_out_u64(o, "frame_len", len);
+		vf_out_dbl(o, "frame_len", len);	/* a mix's mean */
+		if (!ses->fwd.replay) {
+			char mix[160];
+
+			vf_mix_fmt(mix, sizeof(mix), &ses->fwd.txpkts);
+			vf_out_str(o, "txpkts", mix);
+		}
 		vf_out_str(o, "pattern", pattern_names[ses->fwd.pattern.kind]);
 		if (as[0])
 			vf_out_str(o, "asked_as", as);

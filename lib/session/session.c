@@ -12,6 +12,7 @@
 
 #include <rte_mbuf.h>
 
+#include "vf_log.h"
 #include "vf_out.h"
 #include "vf_prom.h"
 
@@ -24,10 +25,9 @@ void vf_session_init(struct vf_session *ses, const char *tool)
 	ses->nb_rxq = ses->nb_txq = 1;
 	ses->nb_rxd = ses->nb_txd = 1024;
 	ses->fwd.burst = 32;
-	ses->fwd.txpkts = 64;
+	vf_mix_single(&ses->fwd.txpkts, 64);
 	ses->fwd.replay_speed = 1;
 	ses->fwd.replay_loops = 1;
-	ses->fwd.nb_flows = 1024;
 	ses->fwd.drain_ms = 100;
 	ses->fwd.impair = &ses->impair;
 	ses->search.pdr_loss = 0.005;
@@ -130,16 +130,33 @@ int vf_session_port_add(struct vf_session *ses, const char *spec, char *err, siz
 	return id;
 }
 
+int vf_session_traffic_check(struct vf_session *ses, char *err, size_t errlen)
+{
+	unsigned int max = vf_mix_max(&ses->fwd.txpkts), room;
+
+	if (ses->fwd.pool) {
+		room = rte_pktmbuf_data_room_size(ses->fwd.pool) - RTE_PKTMBUF_HEADROOM;
+		if (max > room) {
+			snprintf(err, errlen, "--txpkts %u is longer than one mbuf's data room (%u bytes): "
+				 "frames are not chained", max, room);
+			return -1;
+		}
+	}
+	return vf_fwd_flows_resolve(&ses->fwd, err, errlen);
+}
+
 int vf_session_fwd_start(struct vf_session *ses, unsigned int tx_first_bursts)
 {
-	struct rte_mempool *pool = ses->fwd.pool;
 	uint16_t nq = ses->nb_rxq > ses->nb_txq ? ses->nb_rxq : ses->nb_txq;
+	char err[256];
 	int ret;
 
 	if (vf_fwd_running())
 		return -EALREADY;
-	if (pool && ses->fwd.txpkts > rte_pktmbuf_data_room_size(pool) - RTE_PKTMBUF_HEADROOM)
-		return -EMSGSIZE;	/* a generated frame is one mbuf */
+	if (vf_session_traffic_check(ses, err, sizeof(err))) {
+		VF_ERR("%s", err);
+		return -EINVAL;
+	}
 	ses->fwd.nb_cores = ses->nb_cores;
 	ret = vf_fwd_setup(&ses->fwd, nq);
 	if (ret)

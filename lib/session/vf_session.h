@@ -26,6 +26,7 @@ struct vf_out;
 /* --search: the throughput search's settings (lib/search). */
 #define VF_SEARCH_MAX_GOALS 8
 #define VF_SEARCH_GOAL_LEN 128
+#define VF_SEARCH_MAX_SIZES 16
 struct vf_search_cfg {
 	bool on;
 	bool bisect;		/* --search-method bisect; default MLRsearch */
@@ -37,6 +38,10 @@ struct vf_search_cfg {
 	/* --search-goal, as given (lib/search parses them); none: NDR + PDR */
 	char goals[VF_SEARCH_MAX_GOALS][VF_SEARCH_GOAL_LEN];
 	unsigned int nb_goals;
+	/* --search-sizes: one search per entry (a length or a named mix),
+	 * in place of --txpkts; none: one search at --txpkts */
+	struct vf_mix sizes[VF_SEARCH_MAX_SIZES];
+	unsigned int nb_sizes;
 };
 
 struct vf_session {
@@ -95,7 +100,12 @@ int vf_session_signalled(void);
 /* Creates, configures and starts a port with the session's queue settings
  * and fwd.pool.  Returns its id, or -1 with a message in err. */
 int vf_session_port_add(struct vf_session *ses, const char *spec, char *err, size_t errlen);
-/* (Re)builds the streams over the current ports and starts forwarding. */
+/* What the generators will send, checked against the pool and the mode in
+ * use: the longest --txpkts fits one mbuf, the --flow-* fields and --flows
+ * resolve (fwd.flows.n).  0, or -1 with a message in err. */
+int vf_session_traffic_check(struct vf_session *ses, char *err, size_t errlen);
+/* (Re)builds the streams over the current ports and starts forwarding
+ * (-EINVAL, said on stderr, when vf_session_traffic_check fails). */
 int vf_session_fwd_start(struct vf_session *ses, unsigned int tx_first_bursts);
 /* --warmup: forwards for sec seconds at rate (0: unthrottled; no --count),
  * stops with the drain and clears every figure (streams, measure, ports),
@@ -132,10 +142,17 @@ struct vf_session_load {
 };
 void vf_session_load(const struct vf_session *ses, struct vf_session_load *l);
 
-/* rates.c: the frame length the generators send (bytes without FCS: the
- * measuring mode's stamp needs at least its minimum frame; replay: the
- * capture's mean frame). */
-unsigned int vf_session_frame_len(const struct vf_session *ses);
+/* rates.c: the shortest frame the mode sends (the measuring mode's stamp
+ * needs its minimum frame; every other mode: 0). */
+unsigned int vf_session_min_len(const struct vf_session *ses);
+/* rates.c: the mean frame length the generators send (bytes without FCS:
+ * of the --txpkts mix, each length at least vf_session_min_len; replay:
+ * the capture's mean frame). */
+double vf_session_frame_len(const struct vf_session *ses);
+/* rates.c: those frames for a report: "64-byte", "imix 64:7,570:4,1518:1,
+ * mean 353.8-byte". */
+void vf_session_frames_describe(const struct vf_session *ses, char *buf, size_t len);
+
 /* Turns the rates given in bit/s or percent into packets per second with
  * the frame length in use and, for a percentage, the ports' link speed:
  * the percentage is of each sending port's link (every port sends; the

@@ -168,8 +168,21 @@ static int cmd_show_config_rxtx(struct vf_cmd_ctx *c, int argc, char **argv)
 	vf_out_u64(c->out, "rxd", a->nb_rxd);
 	vf_out_u64(c->out, "txd", a->nb_txd);
 	vf_out_u64(c->out, "burst", a->fwd.burst);
-	vf_out_u64(c->out, "txpkts", a->fwd.txpkts);
-	vf_out_u64(c->out, "flows", a->fwd.nb_flows);
+	{
+		char buf[192];
+
+		vf_mix_fmt(buf, sizeof(buf), &a->fwd.txpkts);
+		vf_out_str(c->out, "txpkts", buf);
+		vf_out_dbl(c->out, "frame_mean", vf_mix_mean(&a->fwd.txpkts, vf_session_min_len(a)));
+		/* the flows of the mode in use, as the next start resolves them */
+		struct vf_fwd_cfg cfg = a->fwd;
+		if (vf_fwd_flows_resolve(&cfg, buf, sizeof(buf)) == 0)
+			vf_out_u64(c->out, "flows", cfg.flows.n);
+		for (unsigned int i = 0; i < VF_NB_FIELDS; i++) {
+			vf_field_fmt(buf, sizeof(buf), (enum vf_field_id)i, &cfg.flows.f[i]);
+			vf_out_str(c->out, vf_field_option((enum vf_field_id)i), buf);
+		}
+	}
 	vf_out_u64(c->out, "rate", a->fwd.rate_pps);
 	vf_out_u64(c->out, "count", a->fwd.count);
 	vf_out_u64(c->out, "mbufs", a->fwd.pool ? a->fwd.pool->size : 0);
@@ -222,13 +235,14 @@ static int cmd_set_record_cycles(struct vf_cmd_ctx *c, int argc, char **argv)
 
 static int cmd_set_txpkts(struct vf_cmd_ctx *c, int argc, char **argv)
 {
-	uint64_t n = num(argv[0]);
+	struct vf_mix m;
+	char err[320];
 
-	if (n < 42 || n > 2048)
-		return vf_cmd_error("txpkts: expected 42..2048");
+	if (vf_mix_parse(argv[0], &m, VF_MIX_MIN_LEN, VF_MIX_MAX_LEN, err, sizeof(err)))
+		return vf_cmd_error("txpkts: %s", err);
 	if (need_stopped())
 		return -1;
-	c->ses->fwd.txpkts = (uint16_t)n;
+	c->ses->fwd.txpkts = m;
 	return 0;
 }
 
@@ -306,7 +320,8 @@ static const struct vf_cmd fwd_cmds[] = {
 	{ "set burst", "N", "packets per burst, 1..512 (while stopped)", cmd_set_burst },
 	{ "set record-core-cycles", "on|off", "time each poll: busy share, cycles per packet (while stopped)",
 	  cmd_set_record_cycles },
-	{ "set txpkts", "N", "generated frame length, 42..2048 (while stopped)", cmd_set_txpkts },
+	{ "set txpkts", "WORD", "generated frame lengths, 42..2048: 64, 64,570,1518, 64:7,570:4,1518:1 "
+	  "or imix (while stopped)", cmd_set_txpkts },
 	{ "set nbcore", "N", "forwarding cores to use (while stopped)", cmd_set_nbcore },
 	{ "set eth-peer", "PORT MAC", "destination MAC of mac mode on PORT", cmd_set_eth_peer },
 	{ "set impair", "WORD", "impair mode: none or KEY=VALUE,... (see --impair; while stopped)", cmd_set_impair },

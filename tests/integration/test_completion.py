@@ -34,7 +34,10 @@ printf '%s\\n' "${{COMPREPLY[@]}}"
 
 
 got = complete("vfwd", "vfwd --f")
-check(set(got) == {"--fwd", "--forward-mode", "--flows"}, f"vfwd --f -> {got}")
+check(set(got) == {"--fwd", "--forward-mode", "--flows", "--flow-src", "--flow-dst", "--flow-sport",
+                   "--flow-dport"}, f"vfwd --f -> {got}")
+got = complete("nullgen", "nullgen --txpkts i")
+check(got == ["imix"], f"--txpkts i -> {got}")
 got = complete("vfwd", "vfwd --fwd m")
 check(set(got) == {"mac", "macswap", "measure"}, f"--fwd m -> {got}")
 got = complete("vfwd", "vfwd --port nu")

@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "vf_search.h"
 #include "vf_search_goals.h"
 
 static struct vf_search_cfg cfg(void)
@@ -103,12 +104,45 @@ static void test_errors(void **state)
 	bad(longer, "longer than");
 }
 
+/* --search-sizes: rfc2544, lengths and named mixes; errors leave the
+ * settings as they were. */
+static void test_sizes(void **state)
+{
+	(void)state;
+	struct vf_search_cfg c = cfg();
+	char err[512], buf[32];
+	static const char *const bad[] = {
+		"", "64,", ",64", "64,,128", "41", "2049", "64:7", "64:7,128:1", "rfc2545", "RFC2544",
+		"rfc2544,64", "64,x", "42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58",
+	};
+
+	assert_int_equal(vf_search_sizes_parse("rfc2544", &c, err, sizeof(err)), 0);
+	assert_int_equal(c.nb_sizes, 7);
+	static const unsigned int want[] = { 64, 128, 256, 512, 1024, 1280, 1518 };
+	for (unsigned int i = 0; i < 7; i++) {
+		assert_int_equal(c.sizes[i].n, 1);
+		assert_int_equal(c.sizes[i].len[0], want[i]);
+	}
+	assert_int_equal(vf_search_sizes_parse("64,imix,1518", &c, err, sizeof(err)), 0);
+	assert_int_equal(c.nb_sizes, 3);
+	vf_mix_fmt(buf, sizeof(buf), &c.sizes[1]);
+	assert_string_equal(buf, "imix");
+	assert_int_equal(vf_mix_period(&c.sizes[1]), 12);
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		assert_int_equal(vf_search_sizes_parse(bad[i], &c, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "--search-sizes"));
+		assert_int_equal(c.nb_sizes, 3);		/* unchanged */
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_presets_and_keys),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_sizes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

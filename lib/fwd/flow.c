@@ -1,0 +1,267 @@
+/* The generators' flows: fields, ranges and the walk over them (vf_flow.h). */
+#include "vf_flow.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "vf_pace.h"
+#include "vf_parse.h"
+
+#define BENCH_SRC 0xc6120001u	/* 198.18.0.1 (RFC 2544's 198.18.0.0/15) */
+#define BENCH_DST 0xc6130002u	/* 198.19.0.2 */
+#define DEF_PORT 9		/* discard */
+#define DEF_FLOWS 1024
+
+static const char *const options[VF_NB_FIELDS] = { "flow-src", "flow-dst", "flow-sport", "flow-dport" };
+
+const char *vf_field_option(enum vf_field_id id)
+{
+	return options[id];
+}
+
+static bool is_addr(enum vf_field_id id)
+{
+	return id == VF_FIELD_SRC || id == VF_FIELD_DST;
+}
+
+static int parse_value(enum vf_field_id id, const char *s, uint32_t *v)
+{
+	uint64_t p;
+	struct in_addr a;
+
+	if (is_addr(id)) {
+		if (inet_pton(AF_INET, s, &a) != 1)
+			return -1;
+		*v = ntohl(a.s_addr);
+		return 0;
+	}
+	if (vf_parse_u64(s, 0, 65535, &p))
+		return -1;
+	*v = (uint32_t)p;
+	return 0;
+}
+
+/* "A", "A-B" or (addresses) "A/N" of n characters at s. */
+static int parse_range(enum vf_field_id id, const char *s, size_t n, struct vf_field *f)
+{
+	char buf[48], *sep;
+	uint64_t bits;
+
+	if (n == 0 || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (is_addr(id) && (sep = strchr(buf, '/'))) {
+		*sep = '\0';
+		/* /0 would be 2^32 addresses: one more than a range holds */
+		if (parse_value(id, buf, &f->lo) || vf_parse_u64(sep + 1, 1, 32, &bits))
+			return -1;
+		f->lo &= bits == 32 ? ~0u : ~(~0u >> bits);
+		f->hi = f->lo | (bits == 32 ? 0 : ~0u >> bits);
+		return 0;
+	}
+	sep = strchr(buf, '-');
+	if (sep)
+		*sep = '\0';
+	if (parse_value(id, buf, &f->lo) || parse_value(id, sep ? sep + 1 : buf, &f->hi) ||
+	    f->hi < f->lo)
+		return -1;
+	if (f->lo == 0 && f->hi == UINT32_MAX)
+		return -1;
+	return 0;
+}
+
+int vf_field_parse(enum vf_field_id id, const char *s, struct vf_field *out, char *err,
+		   size_t errlen)
+{
+	const char *forms = is_addr(id) ? VF_FIELD_FORMS_ADDR : VF_FIELD_FORMS_PORT;
+	const char *colon = strchr(s, ':');
+	struct vf_field f = { .mode = VF_FIELD_FIXED, .given = true, .seed = 1 };
+
+	if (parse_range(id, s, colon ? (size_t)(colon - s) : strlen(s), &f)) {
+		snprintf(err, errlen, "bad --%s '%s': expected %s%s", options[id], s, forms,
+			 is_addr(id) ? "" : ", ports 0..65535");
+		return -1;
+	}
+	if (f.hi > f.lo)
+		f.mode = VF_FIELD_INC;
+	if (!colon) {
+		*out = f;
+		return 0;
+	}
+	if (f.hi == f.lo) {
+		snprintf(err, errlen, "bad --%s '%s': %s is one value, with no order to choose: "
+			 "give a range", options[id], s, colon + 1);
+		return -1;
+	}
+	if (!strcmp(colon + 1, "inc")) {
+		f.mode = VF_FIELD_INC;
+	} else if (!strcmp(colon + 1, "random")) {
+		f.mode = VF_FIELD_RANDOM;
+	} else if (!strncmp(colon + 1, "random:", 7) &&
+		   !vf_parse_u64(colon + 8, 0, UINT64_MAX, &f.seed)) {
+		f.mode = VF_FIELD_RANDOM;
+	} else {
+		snprintf(err, errlen, "bad --%s '%s': after the range, expected :inc, :random or "
+			 ":random:SEED (an integer)", options[id], s);
+		return -1;
+	}
+	*out = f;
+	return 0;
+}
+
+static void fmt_value(char *buf, size_t len, enum vf_field_id id, uint32_t v)
+{
+	struct in_addr a = { htonl(v) };
+
+	if (!is_addr(id) || !inet_ntop(AF_INET, &a, buf, (socklen_t)len))
+		snprintf(buf, len, "%u", v);
+}
+
+int vf_field_fmt(char *buf, size_t len, enum vf_field_id id, const struct vf_field *f)
+{
+	char lo[16], hi[16];
+
+	fmt_value(lo, sizeof(lo), id, f->lo);
+	fmt_value(hi, sizeof(hi), id, f->hi);
+	if (f->mode == VF_FIELD_FIXED || f->lo == f->hi)
+		return snprintf(buf, len, "%s", lo);
+	if (f->mode == VF_FIELD_INC)
+		return snprintf(buf, len, "%s-%s", lo, hi);
+	return snprintf(buf, len, "%s-%s:random:%llu", lo, hi, (unsigned long long)f->seed);
+}
+
+static void fixed(struct vf_field *f, uint32_t v)
+{
+	f->mode = VF_FIELD_FIXED;
+	f->lo = f->hi = v;
+	f->seed = 1;
+}
+
+int vf_flows_resolve(struct vf_flows *fl, uint32_t flows, bool vary, char *err, size_t errlen)
+{
+	static const uint32_t defaults[VF_NB_FIELDS] = { BENCH_SRC, BENCH_DST, DEF_PORT, DEF_PORT };
+	bool any = false;
+	uint64_t tuples = 1;
+
+	for (unsigned int i = 0; i < VF_NB_FIELDS; i++) {
+		if (!fl->f[i].given)
+			fixed(&fl->f[i], defaults[i]);
+		any = any || fl->f[i].given;
+	}
+	if (!any) {
+		fl->n = 1;
+		if (!vary)
+			return 0;
+		/* the source address first (198.18.0.1 .. 198.18.255.254), then
+		 * the source port: --flows up to 2^24 stay distinct */
+		fl->f[VF_FIELD_SRC].mode = VF_FIELD_INC;
+		fl->f[VF_FIELD_SRC].hi = 0xc612fffeu;
+		fl->f[VF_FIELD_SPORT].mode = VF_FIELD_INC;
+		fl->f[VF_FIELD_SPORT].hi = 65535;
+		fl->n = flows ? flows : DEF_FLOWS;
+		return 0;
+	}
+	for (unsigned int i = 0; i < VF_NB_FIELDS; i++) {
+		tuples *= vf_field_size(&fl->f[i]);
+		if (tuples > VF_FLOWS_MAX)
+			tuples = VF_FLOWS_MAX + 1ull;	/* no overflow: more than enough */
+	}
+	if (flows && flows > tuples) {
+		snprintf(err, errlen, "--flows %u asks for more flows than the --flow-* fields hold "
+			 "(%llu distinct tuples)", flows, (unsigned long long)tuples);
+		return -1;
+	}
+	if (!flows && tuples > VF_FLOWS_MAX) {
+		snprintf(err, errlen, "the --flow-* ranges hold more than %u tuples: give --flows N to "
+			 "send the first N of them", VF_FLOWS_MAX);
+		return -1;
+	}
+	fl->n = flows ? flows : (uint32_t)tuples;
+	return 0;
+}
+
+void vf_perm_init(struct vf_perm *p, uint32_t size, uint64_t seed)
+{
+	uint64_t st = seed ^ 0x5851f42d4c957f2dull;
+	unsigned int bits = 0;
+
+	while (bits < 32 && ((uint64_t)1 << bits) < size)
+		bits++;
+	memset(p, 0, sizeof(*p));
+	p->size = size;
+	p->mask = bits == 32 ? ~0u : (1u << bits) - 1;
+	p->shift = (uint8_t)(bits / 2 + 1);
+	p->mul1 = (uint32_t)vf_pace_rand(&st) | 1;	/* odd: a bijection mod 2^bits */
+	p->mul2 = (uint32_t)vf_pace_rand(&st) | 1;
+	p->add = (uint32_t)vf_pace_rand(&st);
+}
+
+void vf_flow_walk_init(struct vf_flow_walk *w, const struct vf_flows *fl)
+{
+	memset(w, 0, sizeof(*w));
+	w->n = fl->n ? fl->n : 1;
+	for (unsigned int i = 0; i < VF_NB_FIELDS; i++) {
+		const struct vf_field *f = &fl->f[i];
+
+		w->lo[i] = f->lo;
+		if (f->mode == VF_FIELD_FIXED || f->hi == f->lo)
+			continue;
+		w->fld[w->nd] = (uint8_t)i;
+		w->size[w->nd] = f->hi - f->lo + 1;
+		w->random[w->nd] = f->mode == VF_FIELD_RANDOM;
+		if (w->random[w->nd])
+			/* each field its own order, even with the same seed */
+			vf_perm_init(&w->perm[w->nd], w->size[w->nd], f->seed + 0x9e3779b97f4a7c15ull * (i + 1));
+		w->nd++;
+	}
+	/* a fixed field's value never changes: set it once */
+	w->src_be = htonl(w->lo[VF_FIELD_SRC]);
+	w->dst_be = htonl(w->lo[VF_FIELD_DST]);
+	w->sport_be = htons((uint16_t)w->lo[VF_FIELD_SPORT]);
+	w->dport_be = htons((uint16_t)w->lo[VF_FIELD_DPORT]);
+	if (!w->nd)
+		w->size[0] = 1;
+	vf_flow_seek(w, 0);
+}
+
+void vf_flow_seek(struct vf_flow_walk *w, uint64_t k)
+{
+	k %= w->n;
+	w->k = (uint32_t)k;
+	for (unsigned int d = 0; d < w->nd; d++) {
+		w->c[d] = (uint32_t)(k % w->size[d]);
+		k /= w->size[d];
+		vf__flow_set(w, d);
+	}
+	if (!w->nd) {
+		w->c[0] = 0;
+		w->addr_sum = (w->src_be & 0xffff) + (w->src_be >> 16) + (w->dst_be & 0xffff) +
+			      (w->dst_be >> 16);
+		w->port_sum = (uint32_t)w->sport_be + w->dport_be;
+	}
+}
+
+void vf__flow_carry(struct vf_flow_walk *w)
+{
+	w->c[0] = 0;
+	vf__flow_set(w, 0);
+	for (unsigned int d = 1; d < w->nd; d++) {
+		if (++w->c[d] < w->size[d]) {
+			vf__flow_set(w, d);
+			return;
+		}
+		w->c[d] = 0;
+		vf__flow_set(w, d);
+	}
+}
+
+uint32_t vf_flow_value(const struct vf_flow_walk *w, enum vf_field_id id)
+{
+	switch (id) {
+	case VF_FIELD_SRC: return ntohl(w->src_be);
+	case VF_FIELD_DST: return ntohl(w->dst_be);
+	case VF_FIELD_SPORT: return ntohs(w->sport_be);
+	default: return ntohs(w->dport_be);
+	}
+}

@@ -1,0 +1,107 @@
+/* A generating stream's frames: template, lengths, schedule, flows
+ * (vf_frames.h). */
+#include "vf_frames.h"
+
+#include "vf_pkt.h"
+
+/* One's-complement sum of n bytes read as host-order 16-bit words, an odd
+ * last byte padded with zero (RFC 768), as the measuring code sums. */
+static uint32_t sum_words(const uint8_t *p, uint32_t n, uint32_t sum)
+{
+	uint16_t w;
+
+	for (; n > 1; p += 2, n -= 2) {
+		memcpy(&w, p, 2);
+		sum += w;
+		sum = (sum & 0xffff) + (sum >> 16);
+	}
+	if (n) {
+		uint8_t b[2] = { p[0], 0 };
+		memcpy(&w, b, 2);
+		sum += w;
+	}
+	return (sum & 0xffff) + (sum >> 16);
+}
+
+/* The sums of template t at length len (its length fields set to len). */
+static void len_sums(struct vf_frame_len *z, uint8_t *t, uint16_t len)
+{
+	static const uint8_t proto[2] = { 0, 17 };	/* pseudo-header: zero, UDP */
+	uint16_t w;
+	uint32_t s;
+
+	z->len = len;
+	z->ip_len_be = htons((uint16_t)(len - 14));
+	z->udp_len_be = htons((uint16_t)(len - VF_FRAMES_L4_OFF));
+	memcpy(t + 16, &z->ip_len_be, 2);
+	memcpy(t + VF_FRAMES_L4_OFF + 4, &z->udp_len_be, 2);
+	/* IPv4: version .. protocol (bytes 0-9), checksum and addresses not */
+	z->ip_sum = sum_words(t + 14, 10, 0);
+	memcpy(&w, proto, 2);
+	s = sum_words(t + VF_FRAMES_L4_OFF + 4, 2, w);			/* UDP length */
+	s += z->udp_len_be;						/* pseudo-header length */
+	s = sum_words(t + VF_FRAMES_PAYLOAD_OFF, len - VF_FRAMES_PAYLOAD_OFF, s);
+	z->udp_sum = s;
+}
+
+static size_t tmpl_room(const struct vf_mix *mix, unsigned int min_len)
+{
+	size_t max = vf_mix_max(mix) < min_len ? min_len : vf_mix_max(mix);
+
+	return (max + 63) & ~(size_t)63;
+}
+
+size_t vf_frames_mem_size(const struct vf_mix *mix, unsigned int min_len)
+{
+	return tmpl_room(mix, min_len) + ((vf_mix_period(mix) + 63) & ~(size_t)63);
+}
+
+void vf_frames_init(struct vf_frames *g, void *mem, const struct vf_mix *mix,
+		    const struct vf_flows *fl, unsigned int min_len, const uint8_t smac[6],
+		    const uint8_t dmac[6], const void *payload, size_t payload_len)
+{
+	uint32_t max = vf_mix_max(mix) < min_len ? min_len : vf_mix_max(mix);
+	size_t room = tmpl_room(mix, min_len);
+
+	memset(g, 0, sizeof(*g));
+	memset(mem, 0, room);
+	g->tmpl = mem;
+	g->tmpl_len = (uint16_t)max;
+	g->period = vf_mix_period(mix);
+	g->sched = g->tmpl + room;
+	vf_mix_schedule(mix, g->tmpl + room);
+	g->nlens = mix->n;
+	g->mixed = mix->n > 1;
+	vf_flow_walk_init(&g->walk, fl);
+	g->flows = g->walk.n > 1;
+
+	vf_pkt_build_udp(g->tmpl, max, smac, dmac, 0);
+	if (payload_len > max - VF_FRAMES_PAYLOAD_OFF)
+		payload_len = max - VF_FRAMES_PAYLOAD_OFF;
+	memcpy(g->tmpl + VF_FRAMES_PAYLOAD_OFF, payload, payload_len);
+	for (unsigned int i = 0; i < mix->n; i++)
+		len_sums(&g->lens[i], g->tmpl, (uint16_t)(mix->len[i] < min_len ? min_len : mix->len[i]));
+	/* the template as the first frame: length 0 of the mix, flow 0 */
+	{
+		const struct vf_frame_len *z = &g->lens[0];
+		uint32_t s = z->ip_sum + g->walk.addr_sum;
+		uint16_t ck;
+
+		memcpy(g->tmpl + 16, &z->ip_len_be, 2);
+		memcpy(g->tmpl + VF_FRAMES_L4_OFF + 4, &z->udp_len_be, 2);
+		memcpy(g->tmpl + 26, &g->walk.src_be, 4);
+		memcpy(g->tmpl + 30, &g->walk.dst_be, 4);
+		memcpy(g->tmpl + VF_FRAMES_L4_OFF, &g->walk.sport_be, 2);
+		memcpy(g->tmpl + VF_FRAMES_L4_OFF + 2, &g->walk.dport_be, 2);
+		s = (s & 0xffff) + (s >> 16);
+		s = (s & 0xffff) + (s >> 16);
+		ck = (uint16_t)~s;
+		memcpy(g->tmpl + 24, &ck, 2);
+	}
+}
+
+void vf_frames_seek(struct vf_frames *g, uint64_t seq)
+{
+	g->pos = (uint32_t)(seq % g->period);
+	vf_flow_seek(&g->walk, seq);
+}

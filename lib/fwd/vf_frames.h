@@ -1,0 +1,100 @@
+/* The frames a generating stream sends (txonly, flowgen, measure): one
+ * Ethernet/IPv4/UDP template of the longest length, the lengths of the
+ * --txpkts mix in their schedule (vf_mix.h) and the walk over the flows
+ * (vf_flow.h).
+ *
+ * Per frame: the template's first len bytes are copied, the two length
+ * fields, the addresses and ports written, and the IPv4 checksum taken
+ * from the length's precomputed sum plus the flow's address words (RFC
+ * 1624); the UDP checksum's sum of everything but what the caller writes
+ * later (the measuring stamp) comes back the same way.  Frame i of a
+ * stream has the schedule's slot i mod period and flow i mod n, so a
+ * stream that takes frames back (a full ring) seeks to where it was. */
+#ifndef VF_FRAMES_H
+#define VF_FRAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_memcpy.h>
+
+#include "vf_flow.h"
+#include "vf_mix.h"
+
+#define VF_FRAMES_L4_OFF 34		/* Ethernet 14 + IPv4 20 */
+#define VF_FRAMES_PAYLOAD_OFF 42	/* + UDP 8 */
+
+struct vf_frame_len {
+	uint16_t len;
+	uint16_t ip_len_be, udp_len_be;	/* as stored in the frame */
+	uint32_t ip_sum;	/* IPv4 header words but addresses and checksum */
+	uint32_t udp_sum;	/* UDP checksum words but addresses, ports and checksum:
+				 * pseudo-header protocol and length, the length
+				 * field, the template's payload */
+};
+
+struct vf_frames {
+	uint32_t pos, period;		/* the schedule: the next slot, slots */
+	const uint8_t *sched;		/* length index of each slot */
+	bool mixed;			/* more than one length */
+	bool flows;			/* more than one flow */
+	uint16_t nlens;
+	struct vf_frame_len lens[VF_MIX_MAX_SIZES];
+	struct vf_flow_walk walk;
+	uint16_t tmpl_len;		/* the longest length */
+	uint8_t *tmpl;			/* in the caller's memory; sched follows it */
+};
+
+/* Bytes of memory vf_frames_init needs for a mix (the template and the
+ * schedule). */
+size_t vf_frames_mem_size(const struct vf_mix *mix, unsigned int min_len);
+/* Builds g in mem (vf_frames_mem_size bytes, cache-line aligned; g points
+ * into it, so it lives as long as mem does: nothing else to free) for
+ * frames with the lengths of mix (each at least min_len) and the flows of
+ * fl (resolved), from smac to dmac, with payload_len bytes of payload at
+ * the start of the UDP payload (the rest zero). */
+void vf_frames_init(struct vf_frames *g, void *mem, const struct vf_mix *mix,
+		    const struct vf_flows *fl, unsigned int min_len, const uint8_t smac[6],
+		    const uint8_t dmac[6], const void *payload, size_t payload_len);
+/* Frame seq of the stream comes next (slot and flow; a division). */
+void vf_frames_seek(struct vf_frames *g, uint64_t seq);
+
+/* Writes the next frame into d (room for tmpl_len bytes) and returns its
+ * length; *flow: its flow number; *udp_sum: the UDP checksum's words
+ * but the checksum and what the caller adds to the payload (the
+ * template's payload is in). */
+static inline uint16_t vf_frames_next(struct vf_frames *g, uint8_t *d, uint32_t *flow,
+				      uint32_t *udp_sum)
+{
+	const struct vf_frame_len *z = &g->lens[g->sched[g->pos]];
+	struct vf_flow_walk *w = &g->walk;
+
+	if (++g->pos == g->period)
+		g->pos = 0;
+	rte_memcpy(d, g->tmpl, z->len);
+	*flow = w->k;
+	*udp_sum = z->udp_sum + w->addr_sum + w->port_sum;
+	if (g->mixed) {
+		memcpy(d + 16, &z->ip_len_be, 2);
+		memcpy(d + VF_FRAMES_L4_OFF + 4, &z->udp_len_be, 2);
+	}
+	if (g->flows || g->mixed) {
+		uint32_t s = z->ip_sum + w->addr_sum;
+		uint16_t ck;
+
+		s = (s & 0xffff) + (s >> 16);
+		s = (s & 0xffff) + (s >> 16);
+		ck = (uint16_t)~s;
+		memcpy(d + 24, &ck, 2);
+		memcpy(d + 26, &w->src_be, 4);
+		memcpy(d + 30, &w->dst_be, 4);
+		memcpy(d + VF_FRAMES_L4_OFF, &w->sport_be, 2);
+		memcpy(d + VF_FRAMES_L4_OFF + 2, &w->dport_be, 2);
+		vf_flow_next(w);
+	}
+	return z->len;
+}
+
+#endif
