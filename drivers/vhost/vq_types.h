@@ -124,7 +124,7 @@ struct vh_vq {
 	uint16_t idx;
 	bool num_set, addr_ok, kick_set, call_set, enabled;
 	bool broken;		/* sticky until reconnect; read by ctl for info */
-	int kickfd;
+	int kickfd;		/* atomic: the dequeuing core sleeps on it (rx modes) */
 	struct vhost_vring_addr addr;	/* as received */
 	struct vh_vq_stats base;	/* stats_reset snapshot */
 };

@@ -90,6 +90,20 @@ uint16_t vf_port_tx_none(void *q, struct rte_mbuf **pkts, uint16_t n)
 	return 0;
 }
 
+/* Whether the devargs name rx-mode (a driver that cannot notify gets a
+ * clearer refusal than an unknown key; a raw one, dpdk's, would hand it to
+ * the PMD). */
+static bool has_rx_mode(const char *rest)
+{
+	static const char key[] = "rx-mode";
+
+	for (const char *p = rest; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, key, sizeof(key) - 1) &&
+		    (p[sizeof(key) - 1] == '=' || p[sizeof(key) - 1] == ',' || !p[sizeof(key) - 1]))
+			return true;
+	return false;
+}
+
 /* Redacts spec into shown, finds the driver, parses the devargs into da and
  * runs the driver's check.  0, or -1 with "port 'SPEC': why" in err. */
 static int spec_parse(const char *spec, char shown[VF_DEVARGS_STR_MAX],
@@ -109,6 +123,11 @@ static int spec_parse(const char *spec, char shown[VF_DEVARGS_STR_MAX],
 		driver_names(names, sizeof(names));
 		snprintf(err, errlen, "unknown driver '%s' in port '%s': drivers are %s",
 			 drvname, shown, names);
+		return -1;
+	}
+	if (!drv->rx_intr_arm && has_rx_mode(rest)) {
+		snprintf(err, errlen, "port '%s': rx-mode: the %s driver cannot notify, its queues "
+			 "are always polled (rx modes: memif, vhost, virtio_user)", shown, drv->name);
 		return -1;
 	}
 	if (vf_devargs_parse(rest, drv->keys, da, why, sizeof(why)) ||

@@ -331,7 +331,7 @@ static const struct vf_cmd port_cmds[] = {
 	{ "show port ring", "PORT [json]", "per-queue ring state (indices, free entries)", cmd_show_ring },
 	{ "clear port stats", "all|PORT", "zero the counters", cmd_clear_stats },
 	{ "set rx-mode", "all|PORT poll|interrupt|adaptive",
-	  "poll, or sleep while the rx queues are idle (ports that can notify: memif)", cmd_set_rx_mode },
+	  "poll, or sleep while the rx queues are idle (ports that can notify: memif, vhost, virtio_user)", cmd_set_rx_mode },
 	{ "port start", "all|PORT", "start a stopped port", cmd_port_start },
 	{ "port stop", "all|PORT", "stop a port (forwarding stopped)", cmd_port_stop },
 	{ "port attach", "SPEC", "add a port of any driver (forwarding stopped)", cmd_port_attach },
