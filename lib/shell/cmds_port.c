@@ -312,8 +312,12 @@ static int cmd_set_rx_mode(struct vf_cmd_ctx *c, int argc, char **argv)
 			continue;
 		if (vf_port_set_rx_mode(p, (enum vf_rx_mode)m)) {
 			if (id != -2)
-				return vf_cmd_error("port %u (%s): the %s driver cannot notify: always polled",
-						    p->id, p->name, p->drv->name);
+				return p->drv->rx_intr_arm ?
+					vf_cmd_error("port %u (%s): cannot notify: no rx interrupts (the "
+						     "PMD has none, or its spec had no rx-mode= at start): "
+						     "always polled", p->id, p->name) :
+					vf_cmd_error("port %u (%s): the %s driver cannot notify: always polled",
+						     p->id, p->name, p->drv->name);
 			continue;
 		}
 		done++;
