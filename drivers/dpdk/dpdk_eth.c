@@ -136,19 +136,24 @@ static int dpdk_configure(struct vf_port *port, const struct vf_port_conf *conf)
 			return ret;
 		p->rxq[q] = (struct dpdk_queue){ p->port_id, q };
 	}
-	/* The ethdev answers -ENOTSUP for a PMD without rx interrupts once
-	 * the queue exists. */
-	if (p->rx_intr && rte_eth_dev_rx_intr_disable(p->port_id, 0) == -ENOTSUP) {
+	/* Tried once the queue exists: the ethdev answers -ENOTSUP for a PMD
+	 * without rx interrupts, and a PMD may have them and still refuse
+	 * (net_memif: -1). */
+	if (p->rx_intr && (ret = rte_eth_dev_rx_intr_enable(p->port_id, 0)) == 0)
+		ret = rte_eth_dev_rx_intr_disable(p->port_id, 0);
+	if (p->rx_intr && ret < 0) {
 		struct rte_eth_dev_info info;
 		const char *pmd = rte_eth_dev_info_get(p->port_id, &info) == 0 ?
 			info.driver_name : "?";
 
 		if (port->rx_mode_given) {
-			VF_ERR("%s: rx-mode=%s: the PMD %s has no rx interrupts; use rx-mode=poll",
-			       port->name, vf_rx_mode_name(vf_port_rx_mode(port)), pmd);
+			VF_ERR("%s: rx-mode=%s: the PMD %s has no rx interrupts (%s); use "
+			       "rx-mode=poll", port->name, vf_rx_mode_name(vf_port_rx_mode(port)),
+			       pmd, strerror(-ret));
 			return -ENOTSUP;
 		}
-		VF_INFO("%s: the PMD %s has no rx interrupts: polled", port->name, pmd);
+		VF_INFO("%s: the PMD %s has no rx interrupts (%s): polled", port->name, pmd,
+			strerror(-ret));
 		p->rx_intr = false;
 		ec.intr_conf.rxq = 0;
 		ret = rte_eth_dev_configure(p->port_id, conf->nb_rxq, conf->nb_txq, &ec);

@@ -8,7 +8,10 @@ crashes in vhost_net_start under TCG with MSI-X; protocols.md §5 pitfall
 31).  The guest's kernel virtio-net driver uses EVENT_IDX and interrupts,
 so this is the test of notifications a polling DPDK front-end never asks
 for.  Exit 77 (skip) when QEMU, busybox or the kernel are not installed
-(packages qemu-system-x86, busybox-static, linux-image-cloud-amd64)."""
+(packages qemu-system-x86, busybox-static, linux-image-cloud-amd64).
+Arguments: packed (packed virtqueues), adaptive (vhostd --rx-mode
+adaptive: its core sleeps between the pings and the guest's kicks wake
+it)."""
 import glob
 import os
 import re
@@ -99,7 +102,11 @@ def guest_parts(make_init):
 def main():
     # "packed": the device gets packed=on, so the guest's driver uses a
     # packed virtqueue (and its DESC event suppression with EVENT_IDX)
-    packed = sys.argv[1:] == ["packed"]
+    # "adaptive": vhostd's core sleeps between the pings (rx modes): the
+    # guest's kicks (EVENT_IDX: the avail event index; packed: the device
+    # area) wake it
+    packed = "packed" in sys.argv[1:]
+    adaptive = "adaptive" in sys.argv[1:]
     kernel, ents = guest_parts(lambda mods: INIT % {"mods": mods, "count": COUNT})
 
     d = vt.tmpdir()
@@ -109,7 +116,8 @@ def main():
         initrd = os.path.join(d, "initrd.cpio")
         cpio_newc(ents, initrd)
 
-        vh = vt.Vhostd(["--iface", sock, "--fwd", "icmpecho"])
+        vh = vt.Vhostd(["--iface", sock, "--fwd", "icmpecho"] +
+                       (["--rx-mode", "adaptive"] if adaptive else []))
         vt.wait_for(lambda: os.path.exists(sock) or not vh.alive(), "the vhostd socket")
         qemu = vt.Proc([QEMU, "-machine", "q35,memory-backend=m,accel=tcg", "-m", "256M",
                         "-object", "memory-backend-memfd,id=m,size=256M,share=on",
@@ -143,6 +151,12 @@ def main():
             vh.dump()
             vt.fail("vhostd counted %d in, %d out" % (p["ipackets"], p["opackets"]))
         print("ok: vhostd in %d, out %d" % (p["ipackets"], p["opackets"]))
+        if adaptive:
+            st = doc.get("streams") or doc.get("fwd", {}).get("streams") or []
+            if not st or st[0].get("wakeups", 0) < COUNT:
+                vh.dump()
+                vt.fail("vhostd's core did not sleep between the pings: %s" % st)
+            print("ok: asleep %.2f s, %d wake-ups" % (st[0]["asleep_s"], st[0]["wakeups"]))
     finally:
         if qemu:
             qemu.stop()
