@@ -118,7 +118,7 @@ static bool vq_should_run(const struct vh_dev *dev, const struct vh_vq *vq)
 
 void vh_dev_update(struct vh_dev *dev)
 {
-	bool stop = false;
+	bool stop = false, started = false;
 
 	for (unsigned int i = 0; i < 2u * dev->nb_qp; i++) {
 		struct vh_vq *vq = &dev->vq[i];
@@ -147,9 +147,14 @@ void vh_dev_update(struct vh_dev *dev)
 		/* Release: the ring set-up above is visible to the core that
 		 * sees ready. */
 		__atomic_store_n(&vq->ready, true, __ATOMIC_RELEASE);
+		started = true;
 	}
 	if (stop)
 		vf_sync_wait();
+	/* A core asleep (rx modes) while the ring was stopped arms it now,
+	 * not at its sleep's timeout. */
+	if (started)
+		vf_sync_kick();
 
 	bool up = dev->vq[0].ready && dev->vq[1].ready;
 
@@ -171,7 +176,9 @@ void vh_dev_disconnect(struct vh_dev *dev)
 	for (unsigned int i = 0; i < VH_MAX_VRINGS; i++) {
 		struct vh_vq *vq = &dev->vq[i];
 
-		close_fd(&vq->kickfd);
+		int fd = __atomic_exchange_n(&vq->kickfd, -1, __ATOMIC_RELAXED);
+
+		close_fd(&fd);
 		close_fd(&vq->callfd);
 		vq->desc = NULL;
 		vq->avail = NULL;

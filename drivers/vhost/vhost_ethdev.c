@@ -27,6 +27,7 @@ static const struct vf_kvdef vhost_keys[] = {
 	  "client=1: milliseconds between connection attempts" },
 	VH_OL_KEYS,
 	VF_ACCESS_KEYS,
+	VF_RX_MODE_KEY,
 	{ NULL },
 };
 
@@ -318,6 +319,7 @@ static void vhost_ring_info(struct vf_port *port, struct vf_out *o)
 		vf_out_bool(o, "enabled", vq->enabled);
 		vf_out_bool(o, "broken", vq->dp_broken);
 		vf_out_bool(o, "call_fd", vq->callfd >= 0);
+		vf_out_bool(o, "kick_fd", __atomic_load_n(&vq->kickfd, __ATOMIC_RELAXED) >= 0);
 		vf_out_obj_end(o);
 	}
 	vf_out_arr_end(o);
@@ -370,6 +372,23 @@ static bool vhost_keeps_mbufs(const struct vf_devargs *da)
 	return false;
 }
 
+/* Rx modes: port rx queue q dequeues vring 2q+1, whose kicks it asks for
+ * (virtqueue_intr.c). */
+static int vhost_rx_intr_arm(struct vf_port *port, uint16_t q)
+{
+	struct vh_dev *dev = port->priv;
+
+	return dev && q < dev->nb_qp ? vh_vq_intr_arm(&dev->vq[2 * q + 1]) : -1;
+}
+
+static void vhost_rx_intr_disarm(struct vf_port *port, uint16_t q)
+{
+	struct vh_dev *dev = port->priv;
+
+	if (dev && q < dev->nb_qp)
+		vh_vq_intr_disarm(&dev->vq[2 * q + 1]);
+}
+
 static const struct vf_driver vhost_driver = {
 	.name = "vhost",
 	.tx_offloads = true,
@@ -389,6 +408,8 @@ static const struct vf_driver vhost_driver = {
 	.xstats_reset = vhost_stats_reset,
 	.info = vhost_info,
 	.ring_info = vhost_ring_info,
+	.rx_intr_arm = vhost_rx_intr_arm,
+	.rx_intr_disarm = vhost_rx_intr_disarm,
 };
 
 VF_DRIVER_REGISTER(vhost_driver)

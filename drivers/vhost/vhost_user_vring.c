@@ -103,8 +103,10 @@ int h_get_vring_base(struct vh_ctx *c)
 		((uint32_t)vq->last_used << 16) | (vq->used_wrap ? 0x80000000u : 0) :
 		vq->last_avail;
 	c->reply_size = sizeof(struct vhost_vring_state);
-	close_fd(&vq->kickfd);
-	int old = __atomic_exchange_n(&vq->callfd, -1, __ATOMIC_ACQ_REL);
+	/* The ring stopped above (no core touches it or its fds now). */
+	int old = __atomic_exchange_n(&vq->kickfd, -1, __ATOMIC_ACQ_REL);
+	close_fd(&old);
+	old = __atomic_exchange_n(&vq->callfd, -1, __ATOMIC_ACQ_REL);
 	close_fd(&old);
 	vq->kick_set = false;
 	vq->call_set = false;
@@ -114,10 +116,21 @@ int h_get_vring_base(struct vh_ctx *c)
 int h_set_vring_kick(struct vh_ctx *c)
 {
 	struct vh_vq *vq = c->vq;
+	int fd = c->nfds ? take_fd(c, 0) : -1;
+	/* The core that dequeues the ring reads it to sleep on (rx modes,
+	 * virtqueue_intr.c), only while the ring runs. */
+	int old = __atomic_exchange_n(&vq->kickfd, fd, __ATOMIC_ACQ_REL);
 
-	close_fd(&vq->kickfd);
-	if (c->nfds)
-		vq->kickfd = take_fd(c, 0);	/* we poll: kept, never read */
+	if (old >= 0) {
+		/* A core may have read the old fd: close it only once every
+		 * core has left its burst or gone to sleep (a sleep on a
+		 * closed fd ends at once, and the kick below ends any other). */
+		if (vq->ready)
+			vf_sync_wait();
+		close(old);
+	}
+	if (vq->ready)
+		vf_sync_kick();	/* a core asleep on the old fd takes the new one */
 	vq->kick_set = true;
 	if (!(c->dev->features & (1ull << VHOST_USER_F_PROTOCOL_FEATURES)))
 		vq->enabled = true;

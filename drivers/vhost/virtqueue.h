@@ -5,6 +5,7 @@
  * The files, each using only those below it:
  *   vhost_offload_burst.c     burst functions with offloads (vh_ol_*queue)
  *   virtqueue.h, virtqueue.c  this dispatch
+ *   virtqueue_intr.c          kicks asked for and suppressed (rx modes)
  *   vhost_announce.c          the RARP a dequeue may start with
  *   virtqueue_split.c         split rings  } peers: neither calls the other
  *   virtqueue_packed.c,       packed rings }
@@ -38,6 +39,12 @@
 /* Layout-independent entry points (the port's burst functions). */
 uint16_t vh_vq_dequeue(void *q, struct rte_mbuf **pkts, uint16_t n);
 uint16_t vh_vq_enqueue(void *q, struct rte_mbuf **pkts, uint16_t n);
+/* Rx notifications (virtqueue_intr.c), on the core that dequeues the
+ * ring: arm asks the front-end to kick on its next post and returns the
+ * kick fd (-1: the ring is not running, is broken, or has no kick fd);
+ * disarm suppresses kicks again and clears the fd. */
+int vh_vq_intr_arm(struct vh_vq *vq);
+void vh_vq_intr_disarm(struct vh_vq *vq);
 static inline int vh_vq_map(struct vh_vq *vq, const struct vh_mem *mem, const char **why)
 {
 	return vq->packed ? vh_packed_map(vq, mem, why) : vh_split_map(vq, mem, why);

@@ -125,7 +125,7 @@ struct vh_vq {
 	bool num_set, addr_ok, kick_set, call_set, enabled;
 	bool broken;		/* sticky until reconnect; read by ctl for info */
 	uint32_t resumed;	/* packed starts moved off a stale base */
-	int kickfd;
+	int kickfd;		/* atomic: the dequeuing core sleeps on it (rx modes) */
 	struct vhost_vring_addr addr;	/* as received */
 	struct vh_vq_stats base;	/* stats_reset snapshot */
 };

@@ -23,6 +23,13 @@ uint16_t vio_tx_burst(void *q, struct rte_mbuf **pkts, uint16_t n);
  * the ring runs low).  Checks the used ring like a burst does. */
 void vio_tx_reclaim(struct vio_queue *q);
 
+/* Rx notifications (virtio_intr.c), on the core that polls the rx queue:
+ * arm asks the back-end to signal the call fd when it next uses a buffer
+ * and returns that fd (-1: the queue is not running, is broken or has no
+ * buffer posted); disarm suppresses calls again and clears the fd. */
+int vio_rx_intr_arm(struct vio_queue *q);
+void vio_rx_intr_disarm(struct vio_queue *q);
+
 /* Allocates the ring block (fd-backed DPDK heap) and slots for a queue of
  * `size` entries.  Returns 0 or -ENOMEM. */
 int vio_queue_alloc(struct vio_queue *q, uint16_t size, bool rx, int socket);

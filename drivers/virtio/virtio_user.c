@@ -61,6 +61,7 @@ static const struct vf_kvdef vu_keys[] = {
 	{ "guest_tso6", VF_KV_BOOL, 0, 1, NULL, "0",
 	  "ask for VIRTIO_NET_F_GUEST_TSO6: take IPv6 TSO frames (needs guest_csum, mrg_rxbuf)" },
 	VF_ACCESS_KEYS,
+	VF_RX_MODE_KEY,
 	{ NULL, 0, 0, 0, NULL, NULL, NULL },
 };
 
@@ -382,6 +383,23 @@ static void vu_link_get(struct vf_port *port, struct vf_link *link)
 	link->speed_mbps = 0;
 }
 
+/* Rx modes (virtio_intr.c).  The queues change only at configure, while
+ * no core forwards. */
+static int vu_rx_intr_arm(struct vf_port *port, uint16_t q)
+{
+	struct vu_dev *d = port->priv;
+
+	return d && q < d->active_qp && d->rxq[q] ? vio_rx_intr_arm(d->rxq[q]) : -1;
+}
+
+static void vu_rx_intr_disarm(struct vf_port *port, uint16_t q)
+{
+	struct vu_dev *d = port->priv;
+
+	if (d && q < d->active_qp && d->rxq[q])
+		vio_rx_intr_disarm(d->rxq[q]);
+}
+
 static const struct vf_driver vu_driver = {
 	.name = "virtio_user",
 	.tx_offloads = true,
@@ -399,6 +417,8 @@ static const struct vf_driver vu_driver = {
 	.xstats_get = vu_xstats_get,
 	.info = vu_info,
 	.ring_info = vu_ring_info,
+	.rx_intr_arm = vu_rx_intr_arm,
+	.rx_intr_disarm = vu_rx_intr_disarm,
 };
 
 VF_DRIVER_REGISTER(vu_driver);

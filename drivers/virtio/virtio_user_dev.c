@@ -256,6 +256,8 @@ static void start_done(struct vu_dev *d, struct vu_job *j)
 	}
 	d->logged_broken = false;
 	vu_q_all(d, vu_q_ready, NULL);
+	/* A core asleep (rx modes) while the rings were down arms them now. */
+	vf_sync_kick();
 	set_link(d, true);
 	VF_INFO("%s: link up (features 0x%" PRIx64 ", protocol 0x%" PRIx64 ", %u queue pairs)",
 		d->port->name, d->fe.features, d->fe.protocol, d->active_qp);

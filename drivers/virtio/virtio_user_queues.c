@@ -157,8 +157,8 @@ int vu_q_new(struct vu_dev *d, struct vio_queue **qp, bool rx, uint16_t vring)
 	q->port_id = d->port->id;
 	q->vring = vring;
 	/* Real eventfds: DPDK vhost needs a kick and a call fd per ring
-	 * before it starts.  We never read the call fd (calls are
-	 * suppressed, we poll). */
+	 * before it starts.  Calls are suppressed while we poll; a core in
+	 * an rx mode sleeps on an rx ring's call fd (virtio_intr.c). */
 	q->kickfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	q->callfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	*qp = q;

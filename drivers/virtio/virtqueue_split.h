@@ -22,7 +22,8 @@
  *
  * No EVENT_IDX: we never negotiate it, so notification suppression is the
  * flags words only (used->flags NO_NOTIFY for our kicks, avail->flags
- * NO_INTERRUPT for the device's calls, which we always suppress: we poll).
+ * NO_INTERRUPT for the device's calls, which we suppress while we poll:
+ * a core about to sleep in an rx mode clears it, virtio_intr.c).
  *
  * The code has no DPDK dependency so the unit tests can play the device in
  * plain memory. */
@@ -82,7 +83,7 @@ size_t vqs_mem_size(uint16_t size);
 
 /* Lays the ring out in mem (vqs_mem_size(size) bytes, 64-byte aligned,
  * zeroed here) with slots[size] as private state.  The device's calls are
- * suppressed (avail->flags = NO_INTERRUPT).  Returns 0 or -EINVAL (size not
+ * suppressed (avail->flags = NO_INTERRUPT; virtio_intr.c asks for them).  Returns 0 or -EINVAL (size not
  * a power of two in 1..32768). */
 int vqs_init(struct vq_split *vq, void *mem, uint16_t size, bool in_order,
 	     struct vqs_slot *slots);

@@ -46,6 +46,21 @@ void vf_sync_wake(unsigned int lcore)
 	rte_rcu_qsbr_thread_online(qs, lcore);
 }
 
+static void (*kick_fn)(void);
+
+void vf_sync_set_kick(void (*fn)(void))
+{
+	__atomic_store_n(&kick_fn, fn, __ATOMIC_RELEASE);
+}
+
+void vf_sync_kick(void)
+{
+	void (*fn)(void) = __atomic_load_n(&kick_fn, __ATOMIC_ACQUIRE);
+
+	if (fn)
+		fn();
+}
+
 void vf_sync_quiescent(unsigned int lcore)
 {
 	rte_rcu_qsbr_quiescent(qs, lcore);
@@ -109,6 +124,8 @@ unsigned int vf_sync_drain(struct vf_drain_ring *r, unsigned int n, unsigned int
 		moved[i] = drain_moves(&r[i]);
 		__atomic_store_n(r[i].req, want[i], __ATOMIC_RELEASE);
 	}
+	/* A core asleep on these rings (rx modes) wakes and answers. */
+	vf_sync_kick();
 	while (still < 2 && mono_us() - start < max_us) {
 		uint64_t tok = vf_sync_token();
 		bool progress = false;

@@ -50,6 +50,14 @@ void vf_sync_quiescent(unsigned int lcore);
  * afresh before it touches a ring. */
 void vf_sync_sleep(unsigned int lcore);
 void vf_sync_wake(unsigned int lcore);
+/* Wakes every sleeping forwarding core (the engine installs how, once it
+ * has wake fds).  A driver calls it from its control thread when a queue
+ * became ready or its event fd changed, so that a core asleep on the old
+ * state arms the new one now and not at its sleep's timeout; a drain
+ * calls it so that a sleeping core answers.  Any thread; a no-op before
+ * the engine ran. */
+void vf_sync_set_kick(void (*fn)(void));
+void vf_sync_kick(void);
 int vf_sync_init(void);
 
 #endif

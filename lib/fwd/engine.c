@@ -26,9 +26,12 @@ static unsigned int nb_streams;
 static struct fwd_lcore lcores[RTE_MAX_LCORE];
 static unsigned int nb_lcores_used;
 /* Per lcore slot, for the rx modes: written to wake a sleeping core (stop,
- * an rx mode change).  Made once, kept for the process. */
+ * an rx mode change, a driver's vf_sync_kick()).  Made once, kept for the
+ * process; wake_made (atomic, set after its fd) and wake_hw, the slots
+ * that have one, are read by vf_sync_kick() from any thread. */
 static int wake_fds[RTE_MAX_LCORE];
 static bool wake_made[RTE_MAX_LCORE];
+static unsigned int wake_hw;
 /* Set by the main thread, polled by the forwarding lcores: relaxed (what
  * they wrote is ordered by rte_eal_wait_lcore(), not by the flag). */
 static bool stop_flag;
@@ -277,6 +280,20 @@ static int lcore_loop(void *arg)
 	return 0;
 }
 
+/* vf_sync_kick(): every slot that has a wake fd, from any thread (a
+ * core not forwarding finds the count drained at its next start). */
+static void wake_all(void)
+{
+	uint64_t one = 1;
+	unsigned int n = __atomic_load_n(&wake_hw, __ATOMIC_ACQUIRE);
+
+	for (unsigned int i = 0; i < n; i++)
+		if (__atomic_load_n(&wake_made[i], __ATOMIC_ACQUIRE) &&
+		    write(wake_fds[i], &one, sizeof(one)) < 0) {
+			/* EAGAIN: the counter is full, the core wakes anyway */
+		}
+}
+
 int vf_fwd_start(unsigned int tx_first_bursts)
 {
 	if (running)
@@ -303,11 +320,16 @@ int vf_fwd_start(unsigned int tx_first_bursts)
 		if (!wake_made[i]) {
 			/* Without one the core polls, as it always did. */
 			wake_fds[i] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-			wake_made[i] = wake_fds[i] >= 0;
+			if (wake_fds[i] >= 0) {
+				__atomic_store_n(&wake_made[i], true, __ATOMIC_RELEASE);
+				if (i + 1 > wake_hw)
+					__atomic_store_n(&wake_hw, i + 1, __ATOMIC_RELEASE);
+			}
 		} else if (read(wake_fds[i], &v, sizeof(v)) < 0) {
 			/* EAGAIN: nothing left over from the last stop */
 		}
 	}
+	vf_sync_set_kick(wake_all);
 	__atomic_store_n(&stop_flag, false, __ATOMIC_RELAXED);
 	__atomic_store_n(&vf__fwd_draining, false, __ATOMIC_RELAXED);
 	start_tsc = rte_rdtsc();

@@ -23,7 +23,7 @@
 bool vf_fwd_may_sleep(const struct vf_stream *fs, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++)
-		if (fs[i].rx_port->drv->rx_intr_arm)
+		if (vf_port_can_notify(fs[i].rx_port))
 			return true;
 	return false;
 }
@@ -38,7 +38,7 @@ static uint64_t idle_threshold(const struct vf_fwd_sleeper *sl, const struct vf_
 	for (unsigned int i = 0; i < n; i++) {
 		const struct vf_port *p = fs[i].rx_port;
 
-		if (!p->drv->rx_intr_arm)
+		if (!vf_port_can_notify(p))
 			return UINT64_MAX;
 		switch (vf_port_rx_mode(p)) {
 		case VF_RX_POLL:

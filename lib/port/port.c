@@ -74,7 +74,7 @@ void vf_port_default_rx_mode(enum vf_rx_mode m)
 
 int vf_port_set_rx_mode(struct vf_port *port, enum vf_rx_mode m)
 {
-	if (m != VF_RX_POLL && !port->drv->rx_intr_arm)
+	if (m != VF_RX_POLL && !vf_port_can_notify(port))
 		return -ENOTSUP;
 	__atomic_store_n(&port->rx_mode, (uint8_t)m, __ATOMIC_RELAXED);
 	return 0;
@@ -90,13 +90,64 @@ uint16_t vf_port_tx_none(void *q, struct rte_mbuf **pkts, uint16_t n)
 	return 0;
 }
 
+/* Whether the devargs name rx-mode (a driver that cannot notify gets a
+ * clearer refusal than an unknown key; a raw one, dpdk's, would hand it to
+ * the PMD). */
+static bool has_rx_mode(const char *rest)
+{
+	static const char key[] = "rx-mode";
+
+	for (const char *p = rest; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, key, sizeof(key) - 1) &&
+		    (p[sizeof(key) - 1] == '=' || p[sizeof(key) - 1] == ',' || !p[sizeof(key) - 1]))
+			return true;
+	return false;
+}
+
+/* Copies raw devargs rest into out without their rx-mode=VALUE, whose
+ * mode goes to *mode.  0, or -1 with the reason in why. */
+static int take_rx_mode(const char *rest, char out[VF_DEVARGS_STR_MAX], int *mode,
+			char *why, size_t whylen)
+{
+	size_t o = 0;
+
+	out[0] = '\0';
+	for (const char *p = rest; *p;) {
+		size_t n = strcspn(p, ",");
+
+		if (n > 8 && !strncmp(p, "rx-mode=", 8)) {
+			char v[16];
+
+			snprintf(v, sizeof(v), "%.*s", (int)(n - 8), p + 8);
+			*mode = n - 8 < sizeof(v) ? vf_rx_mode_parse(v) : -1;
+			if (*mode < 0) {
+				snprintf(why, whylen, "bad rx-mode '%.*s': expected poll|interrupt|adaptive",
+					 (int)(n - 8), p + 8);
+				return -1;
+			}
+		} else if (n == 7 && !strncmp(p, "rx-mode", 7)) {
+			snprintf(why, whylen, "rx-mode needs a value: poll|interrupt|adaptive");
+			return -1;
+		} else {
+			o += (size_t)snprintf(out + o, VF_DEVARGS_STR_MAX - o, "%s%.*s",
+					      o ? "," : "", (int)n, p);
+			if (o >= VF_DEVARGS_STR_MAX)
+				return -1;
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
 /* Redacts spec into shown, finds the driver, parses the devargs into da and
  * runs the driver's check.  0, or -1 with "port 'SPEC': why" in err. */
 static int spec_parse(const char *spec, char shown[VF_DEVARGS_STR_MAX],
-		      const struct vf_driver **drvp, struct vf_devargs *da, char *err,
-		      size_t errlen)
+		      const struct vf_driver **drvp, struct vf_devargs *da, int *rx_mode,
+		      char *err, size_t errlen)
 {
-	char drvname[VF_NAME_LEN], names[256], why[512];
+	char drvname[VF_NAME_LEN], names[256], why[512], raw[VF_DEVARGS_STR_MAX];
 	const struct vf_driver *drv;
 	const char *rest;
 
@@ -110,6 +161,20 @@ static int spec_parse(const char *spec, char shown[VF_DEVARGS_STR_MAX],
 		snprintf(err, errlen, "unknown driver '%s' in port '%s': drivers are %s",
 			 drvname, shown, names);
 		return -1;
+	}
+	if (!drv->rx_intr_arm && has_rx_mode(rest)) {
+		snprintf(err, errlen, "port '%s': rx-mode: the %s driver cannot notify, its queues "
+			 "are always polled (rx modes: memif, vhost, virtio_user)", shown, drv->name);
+		return -1;
+	}
+	*rx_mode = -1;
+	if (!drv->keys && drv->rx_intr_arm && has_rx_mode(rest)) {
+		/* Raw devargs (dpdk): ours is taken out, the rest goes on. */
+		if (take_rx_mode(rest, raw, rx_mode, why, sizeof(why))) {
+			snprintf(err, errlen, "port '%s': %s", shown, why);
+			return -1;
+		}
+		rest = raw;
 	}
 	if (vf_devargs_parse(rest, drv->keys, da, why, sizeof(why)) ||
 	    (drv->check && drv->check(da, why, sizeof(why)))) {
@@ -131,7 +196,9 @@ int vf_port_spec_check(const char *spec, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	ret = spec_parse(spec, shown, &drv, da, err, errlen);
+	int mode;
+
+	ret = spec_parse(spec, shown, &drv, da, &mode, err, errlen);
 	free(da);
 	return ret;
 }
@@ -156,7 +223,7 @@ struct vf_port *vf_port_create(const char *spec, char *err, size_t errlen)
 	struct vf_devargs *da;
 	struct vf_port *port;
 	unsigned int id, same = 0;
-	int ret;
+	int ret, given = -1;
 
 	for (id = 0; id < VF_MAX_PORTS && ports[id]; id++)
 		;
@@ -169,7 +236,7 @@ struct vf_port *vf_port_create(const char *spec, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	if (spec_parse(spec, shown, &drv, da, err, errlen)) {
+	if (spec_parse(spec, shown, &drv, da, &given, err, errlen)) {
 		free(da);
 		return NULL;
 	}
@@ -196,13 +263,18 @@ struct vf_port *vf_port_create(const char *spec, char *err, size_t errlen)
 	port->mac[5] = (uint8_t)id;
 	/* The driver's own error line, if it logged one, becomes the message. */
 	vf_log_capture_begin(why, sizeof(why));
+	/* A driver that cannot notify lists no rx-mode key: always polled.
+	 * Set before probe: a driver may look at it (dpdk configures rx
+	 * interrupts for it) or turn it back to poll (no_rx_intr). */
+	if (drv->rx_intr_arm) {
+		if (drv->keys && vf_devargs_has(da, "rx-mode"))
+			given = vf_devargs_enum(da, "rx-mode", VF_RX_POLL);
+		port->rx_mode_given = given >= 0;
+		port->rx_mode = (uint8_t)(given >= 0 ? given : (int)default_rx_mode);
+	}
 	ret = drv->probe(port, da);
 	if (!vf_log_capture_end())
 		why[0] = '\0';
-	/* A driver that cannot notify lists no rx-mode key: always polled. */
-	if (drv->rx_intr_arm)
-		port->rx_mode = (uint8_t)(vf_devargs_has(da, "rx-mode") ?
-					  vf_devargs_enum(da, "rx-mode", VF_RX_POLL) : (int)default_rx_mode);
 	free(da);
 	if (ret) {
 		snprintf(err, errlen, "port '%s': %s", shown, why[0] ? why : strerror(-ret));

@@ -110,7 +110,9 @@ struct vf_driver {
 	 * nothing can signal now (no peer: the core sleeps with a timeout);
 	 * disarm stops asking and clears the fd.  Only the core that polls the
 	 * queue calls them, between bursts.  Optional, both or neither:
-	 * without them the port's queues are always polled. */
+	 * without them the port's queues are always polled.  A driver whose
+	 * keys are raw (dpdk) gets rx-mode= taken out of them by the
+	 * framework; one whose ports differ sets port->no_rx_intr. */
 	int (*rx_intr_arm)(struct vf_port *port, uint16_t q);
 	void (*rx_intr_disarm)(struct vf_port *port, uint16_t q);
 };
@@ -136,6 +138,11 @@ struct vf_port {
 	uint8_t mac[6];
 	bool configured, started;
 	uint8_t rx_mode;	/* enum vf_rx_mode; relaxed: the cores read it when idle */
+	bool rx_mode_given;	/* the spec said rx-mode= (else the tool's --rx-mode) */
+	/* Set by the driver: this port cannot notify although its driver
+	 * has the ops (dpdk: the PMD has no rx interrupts, or the port was
+	 * configured polling); its queues are always polled. */
+	bool no_rx_intr;
 	struct vf_port_stats stats_base;	/* for "clear port stats" */
 	uint64_t link_changes;
 	/* Ports whose driver does not take offload requests, while some port
@@ -186,11 +193,17 @@ void vf_port_xstats_reset(struct vf_port *port);
 
 /* Rx modes: the name of one, a name's mode (-1: none), the mode a port
  * gets when its spec has no rx-mode= (the tool's --rx-mode), and a port's
- * change at run time (-ENOTSUP: its driver cannot notify). */
+ * change at run time (-ENOTSUP: the port cannot notify). */
 const char *vf_rx_mode_name(enum vf_rx_mode m);
 int vf_rx_mode_parse(const char *name);
 void vf_port_default_rx_mode(enum vf_rx_mode m);
 int vf_port_set_rx_mode(struct vf_port *port, enum vf_rx_mode m);
+
+/* Whether the port's queues may sleep at all (rx_intr_arm/disarm). */
+static inline bool vf_port_can_notify(const struct vf_port *port)
+{
+	return port->drv->rx_intr_arm && !port->no_rx_intr;
+}
 
 static inline enum vf_rx_mode vf_port_rx_mode(const struct vf_port *port)
 {

@@ -312,8 +312,12 @@ static int cmd_set_rx_mode(struct vf_cmd_ctx *c, int argc, char **argv)
 			continue;
 		if (vf_port_set_rx_mode(p, (enum vf_rx_mode)m)) {
 			if (id != -2)
-				return vf_cmd_error("port %u (%s): the %s driver cannot notify: always polled",
-						    p->id, p->name, p->drv->name);
+				return p->drv->rx_intr_arm ?
+					vf_cmd_error("port %u (%s): cannot notify: no rx interrupts (the "
+						     "PMD has none, or its spec had no rx-mode= at start): "
+						     "always polled", p->id, p->name) :
+					vf_cmd_error("port %u (%s): the %s driver cannot notify: always polled",
+						     p->id, p->name, p->drv->name);
 			continue;
 		}
 		done++;
@@ -331,7 +335,7 @@ static const struct vf_cmd port_cmds[] = {
 	{ "show port ring", "PORT [json]", "per-queue ring state (indices, free entries)", cmd_show_ring },
 	{ "clear port stats", "all|PORT", "zero the counters", cmd_clear_stats },
 	{ "set rx-mode", "all|PORT poll|interrupt|adaptive",
-	  "poll, or sleep while the rx queues are idle (ports that can notify: memif)", cmd_set_rx_mode },
+	  "poll, or sleep while the rx queues are idle (ports that can notify: memif, vhost, virtio_user)", cmd_set_rx_mode },
 	{ "port start", "all|PORT", "start a stopped port", cmd_port_start },
 	{ "port stop", "all|PORT", "stop a port (forwarding stopped)", cmd_port_stop },
 	{ "port attach", "SPEC", "add a port of any driver (forwarding stopped)", cmd_port_attach },

@@ -51,8 +51,15 @@ got = complete("vhostd --port vhost,")
 if set(got) != {"vhost,iface=", "vhost,queues=", "vhost,client=", "vhost,reconnect-ms=", "vhost,socket-mode=",
                 "vhost,socket-group=", "vhost,allow-uid=", "vhost,allow-gid=",
                 "vhost,csum=", "vhost,guest_csum=", "vhost,tso=", "vhost,host_tso4=",
-                "vhost,host_tso6=", "vhost,guest_tso4=", "vhost,guest_tso6="}:
+                "vhost,host_tso6=", "vhost,guest_tso4=", "vhost,guest_tso6=", "vhost,rx-mode="}:
     fail(f"--port vhost, -> {got}")
+got = complete("vhostd --port vhost,rx-mode=")
+if set(got) not in ({"vhost,rx-mode=poll", "vhost,rx-mode=interrupt", "vhost,rx-mode=adaptive"},
+                    {"poll", "interrupt", "adaptive"}):
+    fail(f"rx-mode= -> {got}")
+got = complete("vhostd --rx-mode ")
+if set(got) != {"poll", "interrupt", "adaptive"}:
+    fail(f"--rx-mode -> {got}")
 got = complete("vhostd --port vhost,client=")
 if set(got) not in ({"vhost,client=0", "vhost,client=1"}, {"0", "1"}):
     fail(f"client= -> {got}")

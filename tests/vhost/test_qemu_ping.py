@@ -4,7 +4,9 @@
 The guest (qemu_guest.py) is on vhostd's socket; its kernel virtio-net
 driver uses EVENT_IDX and interrupts, so this is the test of notifications
 a polling DPDK front-end never asks for.  Exit 77 (skip) when QEMU, busybox
-or the kernel are not installed."""
+or the kernel are not installed.  Arguments: packed (packed virtqueues),
+adaptive (vhostd --rx-mode adaptive: its core sleeps between the pings and
+the guest's kicks wake it)."""
 import os
 import re
 import shutil
@@ -24,7 +26,11 @@ poweroff -f
 def main():
     # "packed": the device gets packed=on, so the guest's driver uses a
     # packed virtqueue (and its DESC event suppression with EVENT_IDX)
-    packed = sys.argv[1:] == ["packed"]
+    # "adaptive": vhostd's core sleeps between the pings (rx modes): the
+    # guest's kicks (EVENT_IDX: the avail event index; packed: the device
+    # area) wake it
+    packed = "packed" in sys.argv[1:]
+    adaptive = "adaptive" in sys.argv[1:]
     kernel, moddir = qg.kernel_and_modules()
 
     d = vt.tmpdir()
@@ -35,7 +41,8 @@ def main():
                            qg.HEAD % {"mods": qg.module_names(), "ip": "10.0.0.2"} +
                            PING % {"count": COUNT})
 
-        vh = vt.Vhostd(["--iface", sock, "--fwd", "icmpecho"])
+        vh = vt.Vhostd(["--iface", sock, "--fwd", "icmpecho"] +
+                       (["--rx-mode", "adaptive"] if adaptive else []))
         vt.wait_for(lambda: os.path.exists(sock) or not vh.alive(), "the vhostd socket")
         qemu = qg.qemu(kernel, initrd, sock, "qemu", props="packed=on" if packed else "")
         res = vt.wait_for(lambda: re.search(r"PING_RESULT (\d+)", qemu.stdout()) or
@@ -60,6 +67,12 @@ def main():
             vh.dump()
             vt.fail("vhostd counted %d in, %d out" % (p["ipackets"], p["opackets"]))
         print("ok: vhostd in %d, out %d" % (p["ipackets"], p["opackets"]))
+        if adaptive:
+            st = doc.get("streams") or doc.get("fwd", {}).get("streams") or []
+            if not st or st[0].get("wakeups", 0) < COUNT:
+                vh.dump()
+                vt.fail("vhostd's core did not sleep between the pings: %s" % st)
+            print("ok: asleep %.2f s, %d wake-ups" % (st[0]["asleep_s"], st[0]["wakeups"]))
     finally:
         if qemu:
             qemu.stop()
