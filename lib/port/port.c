@@ -209,8 +209,10 @@ bool vf_port_spec_keeps_mbufs(const char *spec)
 	const struct vf_driver *drv;
 	struct vf_devargs *da = calloc(1, sizeof(*da));
 	bool keeps = true;
+	int rx_mode;
 
-	if (da && !spec_parse(spec, shown, &drv, da, err, sizeof(err)) && drv->keeps_mbufs)
+	if (da && !spec_parse(spec, shown, &drv, da, &rx_mode, err, sizeof(err)) &&
+	    drv->keeps_mbufs)
 		keeps = drv->keeps_mbufs(da);
 	free(da);
 	return keeps;
