@@ -78,6 +78,10 @@ struct vf_driver {
 	 * requests packets carry (vf_offload.h); for the others the framework
 	 * finishes them in software before their tx burst. */
 	bool tx_offloads;
+	/* The driver raises link events itself (vf_event_link) as the link
+	 * changes; for the others the session polls the link once a second
+	 * (lib/session/watch.c). */
+	bool link_events;
 
 	/* Parse devargs (already validated against keys), allocate priv,
 	 * open sockets.  May fill port->mac and port->max_rxq/max_txq. */
