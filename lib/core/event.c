@@ -40,7 +40,7 @@ static uint64_t lost_told;	/* the drain's: ring_lost already told as a gap */
 static bool enabled;		/* atomic (relaxed): recording */
 static int timer_id = -1;
 static int file_fd = -1;
-static uint64_t file_lost, file_gap;	/* lines the file did not take */
+static uint64_t file_gap;	/* lines the file did not take since its last gap line */
 
 static struct sink {
 	vf_event_sink_fn fn;
@@ -358,15 +358,12 @@ static void to_file(const char *line, size_t len)
 
 		if (!file_put(g, n)) {
 			file_gap++;
-			file_lost++;
 			return;
 		}
 		file_gap = 0;
 	}
-	if (!file_put(line, len)) {
+	if (!file_put(line, len))
 		file_gap++;
-		file_lost++;
-	}
 }
 
 static void deliver(const char *line, size_t len)
@@ -505,14 +502,4 @@ void vf_event_stop(void)
 	if (file_fd >= 0)
 		close(file_fd);
 	file_fd = -1;
-}
-
-void vf_event_counts(uint64_t *raised, uint64_t *lost, uint64_t *flost)
-{
-	if (raised)
-		*raised = __atomic_load_n(&head, __ATOMIC_RELAXED);
-	if (lost)
-		*lost = __atomic_load_n(&ring_lost, __ATOMIC_RELAXED);
-	if (flost)
-		*flost = file_lost;
 }

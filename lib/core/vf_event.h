@@ -108,7 +108,4 @@ size_t vf_event_format_hello(const char *tool, char *buf, size_t len);
 /* "link", "peer", ... (NULL past the last). */
 const char *vf_event_type_name(enum vf_event_type t);
 
-/* Lost since the start: ring full, and file writes that failed. */
-void vf_event_counts(uint64_t *raised, uint64_t *ring_lost, uint64_t *file_lost);
-
 #endif

@@ -433,9 +433,7 @@ static void on_accept(int fd, uint32_t events, void *arg)
 	if (cfd < 0)
 		return;
 	if (vf_access_check(&access_, false, cfd, &peer, why, sizeof(why)) != 0) {
-		vf_event_peer(VF_EVENT_NO_PORT, NULL, VF_EV_PEER_REFUSED,
-			      peer.known ? peer.pid : -1, peer.known ? (int64_t)peer.uid : -1,
-			      peer.known ? (int64_t)peer.gid : -1, sock_path, why);
+		vf_peer_event(VF_EVENT_NO_PORT, NULL, VF_EV_PEER_REFUSED, &peer, sock_path, why);
 		if (vf_access_log_due(++refused))
 			VF_WARN("ctl socket %s: refused %s (%llu so far)", sock_path, why,
 				(unsigned long long)refused);
