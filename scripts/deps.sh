@@ -3,12 +3,14 @@
 #   scripts/deps.sh         what building and running the tools needs
 #   scripts/deps.sh --test  that, and what the test suite needs besides
 #                           (QEMU and a kernel image, clang and the
-#                           sanitizer runtime, tshark, promtool, ...)
+#                           sanitizer runtime, tshark, promtool, and
+#                           debhelper and lintian for the package test)
 set -e
 BUILD="build-essential meson ninja-build pkg-config dpdk-dev libdpdk-dev
        libjansson-dev libedit-dev libsystemd-dev"
 TEST="python3 dpdk libcmocka-dev mandoc man-db groff-base bash-completion clang libclang-rt-14-dev
-      qemu-system-x86 iproute2 busybox-static linux-image-cloud-amd64 tshark prometheus"
+      qemu-system-x86 iproute2 busybox-static linux-image-cloud-amd64 tshark prometheus
+      debhelper dpkg-dev lintian"
 PKGS="$BUILD"
 case "$1" in
     --test) PKGS="$BUILD $TEST" ;;

@@ -1,10 +1,13 @@
 /* vfctl: the client of the tools' control socket (--ctl).  Sends one
  * command (the words after the options), or every line of a script (-f) or
  * of stdin, and prints each reply: output on stdout, errors on stderr.
+ * "monitor" is a reply that does not end: the tool's events, one JSON line
+ * each, printed as they come until the tool stops.
  * Exit status: 0 every command succeeded, 1 one failed, 2 usage, no
  * connection, a timeout or a broken reply.  Plain C, no DPDK: the wire
  * format is lib/shell/vf_ctlproto.h (docs/control-socket.md). */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -30,12 +33,15 @@ struct conn {
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: vfctl -s PATH [-t SEC] [-f FILE | COMMAND...]\n"
+		"       vfctl -s PATH monitor\n"
 		"Runs shell commands in a running vfwd, vhostd, memifctl or nullgen through\n"
-		"its control socket (--ctl) and prints the replies.\n\n"
+		"its control socket (--ctl) and prints the replies; monitor prints the tool's\n"
+		"events as JSON lines until it stops.\n\n"
 		"  -s, --socket PATH   the tool's control socket (vhostd: /run/vhostd.ctl,\n"
 		"                      memifctl: /run/memifctl.ctl)\n"
 		"  -f, --file FILE     run the commands in FILE, one per line (-: stdin)\n"
-		"  -t, --timeout SEC   wait at most SEC for each reply (default 30)\n"
+		"  -t, --timeout SEC   wait at most SEC for each reply (default 30; monitor\n"
+		"                      waits for ever)\n"
 		"  -h, --help          this help\n"
 		"      --version       print the version\n\n"
 		"Without a COMMAND or -f, commands are read from stdin.  Exit status: 0 all\n"
@@ -136,11 +142,22 @@ static bool read_line(struct conn *c, char **line, long deadline)
 	}
 }
 
+/* The command is "monitor" alone: its reply is the event stream. */
+static bool is_monitor(const char *cmd, size_t n)
+{
+	while (n && (*cmd == ' ' || *cmd == '\t'))
+		cmd++, n--;
+	while (n && (cmd[n - 1] == ' ' || cmd[n - 1] == '\t' || cmd[n - 1] == '\r'))
+		n--;
+	return n == 7 && !memcmp(cmd, "monitor", 7);
+}
+
 /* Sends one command and prints its reply: 0, EXIT_FAILED or EXIT_BROKEN. */
 static int run_one(struct conn *c, const char *cmd)
 {
 	size_t n = strcspn(cmd, "\n");
-	long deadline = now_ms() + c->timeout_ms;
+	bool stream = is_monitor(cmd, n);
+	long deadline = stream ? LONG_MAX : now_ms() + c->timeout_ms;
 	char *line;
 
 	if (n >= VF_CTL_LINE_MAX) {
@@ -163,6 +180,8 @@ static int run_one(struct conn *c, const char *cmd)
 	while (read_line(c, &line, deadline)) {
 		if (line[0] == VF_CTL_OUT) {
 			puts(line + 1);
+			if (stream)	/* a pipe reads each event as it comes */
+				fflush(stdout);
 		} else if (line[0] == VF_CTL_ERR) {
 			fflush(stdout);
 			fprintf(stderr, "%s\n", line + 1);

@@ -161,6 +161,8 @@ struct memif_if {
 	uint64_t ctl_preempted;		/* server: handshakes dropped for a new INIT */
 	uint64_t ctl_unread_msgs;	/* connections dropped: peer reads nothing */
 	uint64_t link_changes;
+	uint16_t port_id;		/* for events (vf_event.h) */
+	uint64_t connect_attempts;	/* client: failed since the last connection */
 	struct vf_peer peer;		/* credentials of the last peer let in */
 	uint64_t peer_rejects;		/* client: servers refused (allow-uid/gid) */
 	char last_refused[128];		/* client: who and why */
@@ -190,6 +192,7 @@ struct memif_conn {
 	enum memif_phase phase;
 	struct memif_sock *sock;	/* server side: the listener it came from */
 	struct memif_if *mif;		/* NULL until INIT (server) */
+	struct memif_if *asked;		/* server: the interface INIT named, for events */
 	struct memif_txmsg txq[MEMIF_TXQ_LEN];
 	unsigned int tx_head, tx_count;
 	unsigned int acks_due;		/* client: ACKs still owed by the server */
@@ -229,7 +232,22 @@ struct memif_sock {
 	struct memif_sock *next;
 };
 
+/* "@name" for an abstract socket name, else the path (events, logs). */
+static inline const char *memif_sock_str(char *buf, size_t len, const char *name, bool abstract)
+{
+	snprintf(buf, len, "%s%s", abstract ? "@" : "", name);
+	return buf;
+}
+
 /* ---- memif_if.c: interface lifecycle (control thread) ---- */
+/* Events (vf_event.h) of the interface's peer, on its socket; and of a
+ * failed connect (a client's attempt, counted). */
+void memif_if_peer_event(struct memif_if *mif, enum vf_event_peer state,
+			 const struct vf_peer *p, const char *why);
+void memif_if_connect_failed(struct memif_if *mif, int err);
+/* A connection on listener c->sock turned away before INIT bound it
+ * (c->asked: the interface INIT named, if it got that far). */
+void memif_sock_refused(const struct memif_conn *c, const char *why);
 struct memif_if *memif_if_new(const struct memif_cfg *cfg);
 void memif_if_free(struct memif_if *mif);
 /* Returns 0 or -errno; only while stopped. */

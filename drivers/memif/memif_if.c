@@ -30,6 +30,33 @@ const char *memif_state_name(enum memif_state st)
 	return "?";
 }
 
+void memif_if_peer_event(struct memif_if *mif, enum vf_event_peer state,
+			 const struct vf_peer *p, const char *why)
+{
+	char where[MEMIF_SOCK_NAME_MAX + 2];
+
+	vf_peer_event(mif->port_id, mif->cfg.if_name, state, p,
+		      memif_sock_str(where, sizeof(where), mif->cfg.socket, mif->cfg.abstract), why);
+}
+
+void memif_if_connect_failed(struct memif_if *mif, int err)
+{
+	char where[MEMIF_SOCK_NAME_MAX + 2];
+
+	vf_event_reconnect(mif->port_id, mif->cfg.if_name, ++mif->connect_attempts,
+			   memif_sock_str(where, sizeof(where), mif->cfg.socket, mif->cfg.abstract),
+			   strerror(-err));
+}
+
+void memif_sock_refused(const struct memif_conn *c, const char *why)
+{
+	char where[MEMIF_SOCK_NAME_MAX + 2];
+
+	vf_peer_event(c->asked ? c->asked->port_id : VF_EVENT_NO_PORT,
+		      c->asked ? c->asked->cfg.if_name : NULL, VF_EV_PEER_REFUSED, &c->peer,
+		      memif_sock_str(where, sizeof(where), c->sock->name, c->sock->abstract), why);
+}
+
 struct memif_if *memif_if_new(const struct memif_cfg *cfg)
 {
 	struct memif_if *mif = calloc(1, sizeof(*mif));
@@ -37,6 +64,7 @@ struct memif_if *memif_if_new(const struct memif_cfg *cfg)
 
 	if (mif == NULL)
 		return NULL;
+	mif->port_id = VF_EVENT_NO_PORT;
 	mif->rxq = aligned_alloc(RTE_CACHE_LINE_SIZE, qbytes);
 	mif->txq = aligned_alloc(RTE_CACHE_LINE_SIZE, qbytes);
 	if (mif->rxq == NULL || mif->txq == NULL) {
@@ -314,6 +342,7 @@ void memif_if_connected(struct memif_if *mif)
 	 * up sees the rings above ready. */
 	__atomic_store_n(&mif->link_up, true, __ATOMIC_RELEASE);
 	mif->link_changes++;
+	vf_event_link(mif->port_id, mif->cfg.if_name, true);
 	mif->nb_connects++;
 	mif->mem_fault = false;
 	mif->reason[0] = '\0';
@@ -450,6 +479,7 @@ void memif_if_teardown(struct memif_if *mif, const char *reason)
 	if (mif->link_up) {
 		__atomic_store_n(&mif->link_up, false, __ATOMIC_RELAXED);
 		mif->link_changes++;
+		vf_event_link(mif->port_id, mif->cfg.if_name, false);
 		mif->nb_disconnects++;
 	}
 	if (reason != NULL)

@@ -130,6 +130,7 @@ static int on_init(struct memif_conn *c, const struct memif_msg *m, int fd)
 	mif = sock_find(c->sock, in->id);
 	if (mif == NULL || !mif->enabled)
 		return fail(c, "ID not found");
+	c->asked = mif;
 	if (in->mode != MEMIF_MODE_ETHERNET)
 		return fail(c, "Only ethernet mode supported");
 	/* A missing secret and a wrong one get the same answer. */
@@ -162,6 +163,7 @@ static int on_init(struct memif_conn *c, const struct memif_msg *m, int fd)
 	mif->n_c2s = mif->n_s2c = 0;
 	copy_name(mif->peer_name, sizeof(mif->peer_name), in->name, sizeof(in->name));
 	mif->peer = c->peer;
+	memif_if_peer_event(mif, VF_EV_PEER_CONNECTED, &c->peer, NULL);
 	c->phase = MEMIF_PH_SETUP;
 	queue_ack(c);
 	return 0;

@@ -168,6 +168,7 @@ static int memif_probe(struct vf_port *port, const struct vf_devargs *da)
 	vf_secret_clear(cfg.secret, sizeof(cfg.secret));
 	if (mif == NULL)
 		return -ENOMEM;
+	mif->port_id = port->id;
 	if (cfg.server) {
 		c.mif = mif;
 		vf_ctl_start();
@@ -508,6 +509,7 @@ static const struct vf_driver memif_driver = {
 	.stop = memif_stop,
 	.close = memif_close,
 	.link_get = memif_link_get,
+	.link_events = true,
 	.stats_get = memif_stats_get,
 	.stats_reset = memif_stats_reset,
 	.xstats_get = memif_xstats_get,

@@ -164,7 +164,12 @@ void memif_conn_close_ex(struct memif_conn *c, const char *send_reason, const ch
 		mif->conn = NULL;
 		VF_INFO("memif %s: disconnected: %s", mif->cfg.if_name, why ? why : "");
 		memif_if_teardown(mif, why);
+		memif_if_peer_event(mif, VF_EV_PEER_DISCONNECTED, &c->peer, why);
 	} else if (why != NULL && c->sock != NULL) {
+		/* turned away before it was bound (we sent why): the
+		 * interface it asked for, if it got that far */
+		if (send_reason != NULL)
+			memif_sock_refused(c, why);
 		/* A peer that retries in a loop must not flood the log. */
 		if (c->sock->refused++ < 5 || c->sock->refused % 1000 == 0)
 			VF_INFO("memif: socket %s%s: connection refused (%" PRIu64 " so far): %s",
@@ -485,6 +490,7 @@ int memif_client_connect(struct memif_if *mif)
 		mif->peer_rejects++;
 		mif->ctl_rejects++;
 		snprintf(mif->reason, sizeof(mif->reason), "%s", why);
+		memif_if_peer_event(mif, VF_EV_PEER_REFUSED, &peer, why);
 		snprintf(mif->last_refused, sizeof(mif->last_refused), "%s: %s",
 			 vf_peer_str(&peer, who, sizeof(who)), why);
 		if (vf_access_log_due(mif->peer_rejects))
@@ -502,6 +508,8 @@ int memif_client_connect(struct memif_if *mif)
 		memif_conn_close_ex(c, NULL, "Device error");
 		return -EIO;
 	}
+	mif->connect_attempts = 0;
+	memif_if_peer_event(mif, VF_EV_PEER_CONNECTED, &peer, NULL);
 	return 0;
 }
 
@@ -523,6 +531,8 @@ static void if_tick(void *arg)
 	if (!mif->cfg.server && mif->cfg.reconnect_ms != 0) {
 		int ret = memif_client_connect(mif);
 
+		if (ret < 0)
+			memif_if_connect_failed(mif, ret);
 		if (ret < 0)
 			VF_DEBUG("memif %s: connect %s%s: %s", mif->cfg.if_name,
 				 mif->cfg.abstract ? "@" : "", mif->cfg.socket, strerror(-ret));
@@ -548,6 +558,7 @@ int memif_if_enable(struct memif_if *mif)
 	if (!mif->cfg.server) {
 		ret = memif_client_connect(mif);
 		if (ret < 0) {
+			memif_if_connect_failed(mif, ret);
 			if (mif->cfg.reconnect_ms == 0) {
 				/* As DPDK: one attempt, start fails. */
 				vf_ctl_del_timer(mif->timer);

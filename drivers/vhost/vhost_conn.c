@@ -78,8 +78,12 @@ static void refuse_waiting(struct vh_dev *dev, uint64_t *counter)
 {
 	for (unsigned int i = 0; i < dev->nb_waiting; i++) {
 		close(dev->waiting[i].fd);
-		if (counter != NULL)
+		if (counter != NULL) {
 			(*counter)++;
+			vf_peer_event(dev->port_id, dev->name, VF_EV_PEER_REFUSED,
+				      &dev->waiting[i].peer, dev->path,
+				      "a front-end is connected and negotiated");
+		}
 	}
 	dev->nb_waiting = 0;
 }
@@ -100,6 +104,7 @@ static void drop_conn(struct vh_dev *dev, const char *why)
 	if (dev->mem_faults == 0 || strcmp(why, "memory truncated") != 0)
 		vh_dev_drain(dev, -1);
 	vh_dev_disconnect(dev);
+	vf_peer_event(dev->port_id, dev->name, VF_EV_PEER_DISCONNECTED, &dev->peer, dev->path, why);
 	promote(dev);
 }
 
@@ -261,8 +266,10 @@ static void set_conn(struct vh_dev *dev, int fd)
 	}
 	t = vf_ctl_add_timer(VH_PREEMPT_IDLE_MS / 2, conn_tick, dev);
 	dev->stall_timer = t > 0 ? t : -1;
+	dev->connect_attempts = 0;
 	VF_INFO("%s: front-end connected on %s (pid %d uid %u gid %u)", dev->name, dev->path,
 		(int)dev->peer.pid, (unsigned int)dev->peer.uid, (unsigned int)dev->peer.gid);
+	vf_peer_event(dev->port_id, dev->name, VF_EV_PEER_CONNECTED, &dev->peer, dev->path, NULL);
 }
 
 /* allow-uid / allow-gid: true when the peer on fd may stay (*peer is then
@@ -274,6 +281,7 @@ static bool peer_allowed(struct vh_dev *dev, int fd, struct vf_peer *peer)
 	if (vf_access_check(&dev->access, false, fd, peer, why, sizeof(why)) == 0)
 		return true;
 	dev->peer_rejects++;
+	vf_peer_event(dev->port_id, dev->name, VF_EV_PEER_REFUSED, peer, dev->path, why);
 	snprintf(dev->last_refused, sizeof(dev->last_refused), "%s: %s",
 		 vf_peer_str(peer, who, sizeof(who)), why);
 	if (vf_access_log_due(dev->peer_rejects))
@@ -302,6 +310,8 @@ static void on_accept(int lfd, uint32_t events, void *arg)
 	}
 	if (link_is_up(dev)) {
 		dev->busy_rejects++;
+		vf_peer_event(dev->port_id, dev->name, VF_EV_PEER_REFUSED, &peer, dev->path,
+			      "a front-end is connected and negotiated");
 		if (vf_access_log_due(dev->busy_rejects))
 			VF_WARN("%s: a front-end is connected and negotiated; refusing another "
 				"(%" PRIu64 " so far)", dev->name, dev->busy_rejects);
@@ -310,6 +320,8 @@ static void on_accept(int lfd, uint32_t events, void *arg)
 	}
 	if (dev->nb_waiting >= VH_MAX_WAITING) {
 		dev->wait_rejects++;
+		vf_peer_event(dev->port_id, dev->name, VF_EV_PEER_REFUSED, &peer, dev->path,
+			      "too many connections wait");
 		if (vf_access_log_due(dev->wait_rejects))
 			VF_WARN("%s: %d connections already wait; refusing another (%" PRIu64
 				" so far)", dev->name, VH_MAX_WAITING, dev->wait_rejects);
@@ -333,8 +345,13 @@ static void try_connect(void *arg)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
-	    !peer_allowed(dev, fd, &dev->peer)) {
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		vf_event_reconnect(dev->port_id, dev->name, ++dev->connect_attempts, dev->path,
+				   strerror(errno));
+		close(fd);
+		return;
+	}
+	if (!peer_allowed(dev, fd, &dev->peer)) {
 		close(fd);
 		return;
 	}

@@ -90,6 +90,7 @@ void vh_dev_init(struct vh_dev *dev, const char *name, uint16_t nb_qp)
 	memset(dev, 0, sizeof(*dev));
 	snprintf(dev->name, sizeof(dev->name), "%s", name);
 	dev->nb_qp = nb_qp;
+	dev->port_id = VF_EVENT_NO_PORT;
 	dev->listen_fd = dev->conn_fd = -1;
 	dev->stall_timer = -1;
 	for (unsigned int i = 0; i < VH_MAX_VRINGS; i++) {
@@ -162,6 +163,7 @@ void vh_dev_update(struct vh_dev *dev)
 		__atomic_store_n(&dev->link_up, up, __ATOMIC_RELEASE);
 		dev->link_changes++;
 		VF_INFO("%s: link %s", dev->name, up ? "up" : "down");
+		vf_event_link(dev->port_id, dev->name, up);
 		if (up)
 			VF_INFO("%s: %s virtqueues, features 0x%llx", dev->name,
 				dev->vq[0].packed ? "packed" : "split",

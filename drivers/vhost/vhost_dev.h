@@ -57,6 +57,7 @@ struct vh_dev {
 	struct vh_vq vq[VH_MAX_VRINGS];
 	struct vh_mem mem;
 	char name[VF_NAME_LEN];
+	uint16_t port_id;		/* for events; VF_EVENT_NO_PORT: none */
 	uint16_t nb_qp;			/* queue pairs offered */
 	uint64_t features, protocol_features;
 	uint64_t ol_offer;		/* offload features offered (devargs) */
@@ -104,6 +105,7 @@ struct vh_dev {
 	uint64_t busy_rejects;		/* refused: a negotiated front-end is on */
 	uint64_t wait_rejects;		/* refused: VH_MAX_WAITING already wait */
 	unsigned int retry_ms;	/* client: reconnect-ms */
+	uint64_t connect_attempts;	/* client: failed since the last connection */
 	bool closing;
 	struct vf_access access;	/* allow-uid/gid, socket-mode/group */
 	struct vf_peer peer;		/* the front-end let in last */

@@ -70,6 +70,7 @@ static int vhost_probe(struct vf_port *port, const struct vf_devargs *da)
 	if (!dev)
 		return -ENOMEM;
 	vh_dev_init(dev, port->name, nq);
+	dev->port_id = port->id;
 	snprintf(dev->path, sizeof(dev->path), "%s", iface);
 	dev->client = vf_devargs_bool(da, "client", false);
 	dev->ol_offer = (uint64_t)ol;
@@ -402,6 +403,7 @@ static const struct vf_driver vhost_driver = {
 	.stop = vhost_stop,
 	.close = vhost_close,
 	.link_get = vhost_link_get,
+	.link_events = true,
 	.stats_get = vhost_stats_get,
 	.stats_reset = vhost_stats_reset,
 	.xstats_get = vhost_xstats_get,

@@ -412,6 +412,7 @@ static const struct vf_driver vu_driver = {
 	.stop = vu_stop,
 	.close = vu_close,
 	.link_get = vu_link_get,
+	.link_events = true,
 	.stats_get = vu_stats_get,
 	.stats_reset = vu_stats_reset,
 	.xstats_get = vu_xstats_get,

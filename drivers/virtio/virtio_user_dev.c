@@ -178,6 +178,7 @@ static void dev_detach(struct vu_dev *d, const char *why)
 		d->retry_logged = false;
 	}
 	VF_INFO("%s: backend %s: %s", d->port->name, d->server ? "disconnected" : "lost", why);
+	vf_peer_event(d->port->id, d->port->name, VF_EV_PEER_DISCONNECTED, &d->peer, d->path, why);
 }
 
 /* Rings reset and filled here; the start sequence is the worker's. */
@@ -442,11 +443,14 @@ bool vu_peer_allowed(struct vu_dev *d, int fd)
 
 	if (vf_access_check(&d->access, false, fd, &peer, why, sizeof(why)) == 0) {
 		d->peer = peer;
+		d->connect_attempts = 0;
+		vf_peer_event(d->port->id, d->port->name, VF_EV_PEER_CONNECTED, &peer, d->path, NULL);
 		VF_INFO("%s: backend pid %d uid %u gid %u", d->port->name, (int)peer.pid,
 			(unsigned int)peer.uid, (unsigned int)peer.gid);
 		return true;
 	}
 	d->peer_rejects++;
+	vf_peer_event(d->port->id, d->port->name, VF_EV_PEER_REFUSED, &peer, d->path, why);
 	snprintf(d->last_refused, sizeof(d->last_refused), "%s: %s",
 		 vf_peer_str(&peer, who, sizeof(who)), why);
 	if (vf_access_log_due(d->peer_rejects))
@@ -483,7 +487,13 @@ void vu_on_listen(int fd, uint32_t events, void *arg)
 		return;
 	if (d->fe.fd >= 0) {
 		/* One backend at a time; the first keeps its session. */
+		struct vf_peer peer;
+
 		VF_WARN("%s: second backend connection refused", d->port->name);
+		if (vf_peer_get(c, &peer) < 0)
+			peer.known = false;
+		vf_peer_event(d->port->id, d->port->name, VF_EV_PEER_REFUSED, &peer, d->path,
+			      "a backend is connected");
 		close(c);
 		return;
 	}
@@ -504,6 +514,9 @@ static void client_retry(struct vu_dev *d)
 	if (fd >= 0) {
 		VF_INFO("%s: reconnected to %s", d->port->name, d->path);
 		dev_attach_async(d, fd);
+	} else {
+		vf_event_reconnect(d->port->id, d->port->name, ++d->connect_attempts, d->path,
+				   strerror(-fd));
 	}
 	if (d->fe.fd >= 0) {
 		d->retry_ms = d->retry_min_ms;

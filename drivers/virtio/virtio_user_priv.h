@@ -13,6 +13,7 @@
 
 #include "vf_mem.h"
 #include "vf_peercred.h"
+#include "vf_port.h"
 
 #include "vhost_user_fe.h"
 
@@ -53,6 +54,7 @@ struct vu_dev {
 	unsigned int retry_ms;
 	unsigned int retry_min_ms;	/* reconnect-ms */
 	bool retry_logged;
+	uint64_t connect_attempts;	/* failed since the last connection */
 
 	uint64_t link_down, connects, ring_broken, start_fail;
 	uint64_t drain_unfinished;	/* drains given up (vf_sync_drain) */
@@ -98,9 +100,11 @@ static inline uint8_t busy(const struct vu_dev *d)
 	return __atomic_load_n(&d->busy, __ATOMIC_ACQUIRE);
 }
 
+/* The link, and its event when it changes. */
 static inline void set_link(struct vu_dev *d, bool up)
 {
-	__atomic_store_n(&d->link_up, up, __ATOMIC_RELEASE);
+	if (__atomic_exchange_n(&d->link_up, up, __ATOMIC_ACQ_REL) != up)
+		vf_event_link(d->port->id, d->port->name, up);
 }
 
 #endif

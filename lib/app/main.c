@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 
@@ -245,6 +246,7 @@ static void teardown(void)
 			(unsigned long long)cs.written, cs.path, (unsigned long long)cs.dropped);
 	for (uint16_t p = 0; p < VF_MAX_PORTS; p++)
 		vf_port_close(vf_port_get(p));
+	vf__app_events_stop();		/* the ports' last events to the file */
 	vf_ctl_stop();
 	if (pool) {
 		rte_mempool_free(pool);
@@ -334,6 +336,18 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 		return usage_error(tool, "no port: give at least one --port SPEC");
 	if (check_specs(app, err, sizeof(err)))
 		return usage_error(tool, err);
+	if (app->event_file[0]) {
+		/* the error now, not after the EAL's start-up (a FIFO needs
+		 * its reader first: lines are written without blocking) */
+		int fd = open(app->event_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0666);
+
+		if (fd < 0) {
+			snprintf(err, sizeof(err), "cannot open --event-file '%s': %s",
+				 app->event_file, strerror(errno));
+			return usage_error(tool, err);
+		}
+		close(fd);
+	}
 	if (app->ses.stats_file[0]) {
 		app->ses.stats_fp = fopen(app->ses.stats_file, "a");
 		if (!app->ses.stats_fp) {
@@ -444,6 +458,10 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 	vf_telemetry_register();
 	if (vf_sync_init() || vf_ctl_start()) {
 		VF_ERR("cannot start the control thread");
+		status = 1;
+		goto out;
+	}
+	if (vf__app_events_start(app)) {
 		status = 1;
 		goto out;
 	}

@@ -287,6 +287,9 @@ static int o_ctl(struct vf_app *app, const char *arg, char *err, size_t errlen)
 	return set_str(app->ctl_path, sizeof(app->ctl_path), arg, "--ctl", err, errlen);
 }
 
+static int o_event_file(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ return set_str(app->event_file, sizeof(app->event_file), arg, "--event-file", err, errlen); }
+
 static int o_ctl_access(struct vf_app *app, const char *key, const char *opt, const char *arg,
 			char *err, size_t errlen)
 {
@@ -573,6 +576,8 @@ const struct vf_opt vf_common_opts[] = {
 	{ "cmdline-file", 0, "FILE", "run the shell commands in FILE first", VF_COMP_FILE, NULL, o_cmdline_file },
 	{ "ctl", 0, "PATH", "control socket for vfctl: the shell's commands while running (none: off; "
 	  "vhostd, memifctl: on at /run/TOOL.ctl)", VF_COMP_FILE, NULL, o_ctl },
+	{ "event-file", 0, "PATH", "append events (link, peers, reconnects, drops, rx modes) to PATH as "
+	  "JSON lines, as vfctl monitor shows them", VF_COMP_FILE, NULL, o_event_file },
 	{ "ctl-mode", 0, "OCTAL", "mode of the control socket file (default 0600)", VF_COMP_NONE, NULL, o_ctl_mode },
 	{ "ctl-group", 0, "GROUP", "group of the control socket file; its members may connect (with --ctl-mode 0660)",
 	  VF_COMP_NONE, NULL, o_ctl_group },

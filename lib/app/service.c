@@ -14,8 +14,10 @@
 
 #include "vf_app.h"
 #include "vf_ctlsock.h"
+#include "vf_event.h"
 #include "vf_log.h"
 #include "vf_port.h"
+#include "vf_watch.h"
 
 static bool started, notified;
 
@@ -70,6 +72,25 @@ static int ctl_start(struct vf_app *app)
 	return 0;
 }
 
+int vf__app_events_start(struct vf_app *app)
+{
+	const char *ctl = app->ctl_given ? app->ctl_path : app->tool->default_ctl;
+	char err[600];
+
+	if (!app->event_file[0] && !(ctl && *ctl))
+		return 0;
+	if (vf_event_start(app->event_file[0] ? app->event_file : NULL, err, sizeof(err))) {
+		VF_ERR("--event-file: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+void vf__app_events_stop(void)
+{
+	vf_event_stop();
+}
+
 int vf__app_service_start(struct vf_app *app)
 {
 	char status[256];
@@ -85,6 +106,17 @@ int vf__app_service_start(struct vf_app *app)
 		if (vf_port_get(i))
 			n++;
 	ctl = vf_ctlsock_path();
+	if (vf_event_on()) {
+		struct vf_event ev = {
+			.type = VF_EV_READY, .port = VF_EVENT_NO_PORT, .queue = -1,
+			.pid = -1, .uid = -1, .gid = -1, .count = n,
+		};
+
+		snprintf(ev.path, sizeof(ev.path), "%s", ctl ? ctl : "");
+		vf_event_raise(&ev);
+		if (vf_session_watch_start())
+			VF_WARN("no drop and link events: the watch cannot start");
+	}
 	snprintf(status, sizeof(status), "READY=1\nSTATUS=%u port%s set up%s%s\nMAINPID=%ld", n,
 		 n == 1 ? "" : "s", ctl ? ", control socket " : "", ctl ? ctl : "", (long)getpid());
 	notify(status);
@@ -98,5 +130,14 @@ void vf__app_service_stop(struct vf_app *app)
 	started = false;
 	if (notified)
 		notify("STOPPING=1\nSTATUS=stopping");
-	vf_ctlsock_stop();
+	vf_session_watch_stop();
+	if (vf_event_on()) {
+		struct vf_event ev = {
+			.type = VF_EV_STOPPING, .port = VF_EVENT_NO_PORT, .queue = -1,
+			.pid = -1, .uid = -1, .gid = -1,
+		};
+
+		vf_event_raise(&ev);
+	}
+	vf_ctlsock_stop();	/* the monitors get the events so far, then their end */
 }

@@ -89,6 +89,7 @@ struct vf_app {
 	char ctl_path[108];		/* "" and ctl_given: --ctl none */
 	bool ctl_given;
 	struct vf_access ctl_access;	/* mode and group given, if any */
+	char event_file[512];		/* --event-file, "": none */
 };
 
 int vf_app_main(const struct vf_tool *tool, int argc, char **argv);

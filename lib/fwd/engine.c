@@ -223,6 +223,7 @@ static void loop_sleepy(struct fwd_lcore *fl, struct vf_stream *fs,
 		.adaptive_cycles = rte_get_tsc_hz() / 1000000u * VF_RX_ADAPTIVE_IDLE_US,
 		.wake_fd = wake_fd,
 		.lcore = fl->lcore,
+		.hold_cycles = rte_get_tsc_hz() / 1000u * VF_RX_STATE_HOLD_MS,
 	};
 
 	while (!__atomic_load_n(&stop_flag, __ATOMIC_RELAXED)) {
@@ -234,10 +235,13 @@ static void loop_sleepy(struct fwd_lcore *fl, struct vf_stream *fs,
 			after += vf_ctr_read(fs[i].rx_packets);
 		}
 		vf_sync_quiescent(fl->lcore);
-		if (after != before)
+		if (after != before) {
 			sl.idle_since = 0;
-		else
+			if (unlikely(sl.interrupt))
+				vf_fwd_busy(&sl, fs, n);
+		} else {
 			vf_fwd_idle(&sl, fs, n, mode);
+		}
 	}
 }
 

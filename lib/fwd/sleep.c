@@ -8,10 +8,13 @@
 #include "vf_fwd_sleep.h"
 
 #include <poll.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
 
+#include "vf_event.h"
 #include "vf_sync.h"
 
 /* A queue without a peer cannot signal: look again this often. */
@@ -62,6 +65,33 @@ static uint64_t rx_total(const struct vf_stream *fs, unsigned int n)
 	return v;
 }
 
+/* The core's rx state changed: one rx_state event per stream it polls.
+ * Lock-free and without a system call (vf_event.h), on this core. */
+static void state_change(struct vf_fwd_sleeper *sl, const struct vf_stream *fs, unsigned int n,
+			 bool interrupt)
+{
+	sl->interrupt = interrupt;
+	if (!vf_event_on())
+		return;
+	for (unsigned int i = 0; i < n; i++) {
+		const struct vf_port *p = fs[i].rx_port;
+		struct vf_event ev = {
+			.type = VF_EV_RX_STATE, .port = p->id, .queue = fs[i].rx_queue,
+			.state = interrupt, .pid = -1, .uid = -1, .gid = -1,
+		};
+
+		memcpy(ev.name, p->name, sizeof(ev.name) - 1);
+		snprintf(ev.what, sizeof(ev.what), "%s", vf_rx_mode_name(vf_port_rx_mode(p)));
+		vf_event_raise(&ev);
+	}
+}
+
+void vf_fwd_busy(struct vf_fwd_sleeper *sl, struct vf_stream *fs, unsigned int n)
+{
+	if (rte_rdtsc() - sl->woke_tsc >= sl->hold_cycles)
+		state_change(sl, fs, n, false);
+}
+
 static void disarm(struct vf_stream *fs, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++)
@@ -81,6 +111,8 @@ bool vf_fwd_idle(struct vf_fwd_sleeper *sl, struct vf_stream *fs, unsigned int n
 	thr = idle_threshold(sl, fs, n);
 	if (thr == UINT64_MAX) {
 		sl->idle_since = 0;	/* a later switch to adaptive starts afresh */
+		if (sl->interrupt)	/* set to poll while it slept */
+			state_change(sl, fs, n, false);
 		return false;
 	}
 	now = rte_rdtsc();
@@ -105,6 +137,8 @@ bool vf_fwd_idle(struct vf_fwd_sleeper *sl, struct vf_stream *fs, unsigned int n
 		sl->idle_since = 0;
 		return false;
 	}
+	if (!sl->interrupt)
+		state_change(sl, fs, n, true);
 	vf_sync_sleep(sl->lcore);
 	t0 = rte_rdtsc();
 	/* EINTR or an fd closed under us (POLLNVAL) just end the sleep. */
@@ -124,5 +158,6 @@ bool vf_fwd_idle(struct vf_fwd_sleeper *sl, struct vf_stream *fs, unsigned int n
 		vf_ctr_add(fs[i].wakeups, 1);
 	}
 	sl->idle_since = 0;
+	sl->woke_tsc = t1;
 	return true;
 }

@@ -16,6 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "vf_event.h"
 #include "vf_log.h"
 #include "vf_out.h"
 
@@ -475,6 +476,15 @@ const char *vf_peer_str(const struct vf_peer *p, char *buf, size_t len)
 		snprintf(buf, len, "pid %d uid %u gid %u", (int)p->pid, (unsigned int)p->uid,
 			 (unsigned int)p->gid);
 	return buf;
+}
+
+void vf_peer_event(uint16_t port, const char *name, enum vf_event_peer state,
+		   const struct vf_peer *p, const char *path, const char *why)
+{
+	bool k = p && p->known;
+
+	vf_event_peer(port, name, state, k ? p->pid : -1, k ? (int64_t)p->uid : -1,
+		      k ? (int64_t)p->gid : -1, path, why);
 }
 
 static size_t ids_str(char *buf, size_t len, const char *what, const uint32_t *ids,

@@ -9,6 +9,7 @@
 
 #include <rte_malloc.h>
 
+#include "vf_event.h"
 #include "vf_log.h"
 
 #define MAX_DRIVERS 16
@@ -74,9 +75,22 @@ void vf_port_default_rx_mode(enum vf_rx_mode m)
 
 int vf_port_set_rx_mode(struct vf_port *port, enum vf_rx_mode m)
 {
+	enum vf_rx_mode was;
+
 	if (m != VF_RX_POLL && !vf_port_can_notify(port))
 		return -ENOTSUP;
-	__atomic_store_n(&port->rx_mode, (uint8_t)m, __ATOMIC_RELAXED);
+	was = (enum vf_rx_mode)__atomic_exchange_n(&port->rx_mode, (uint8_t)m, __ATOMIC_RELAXED);
+	if (was != m && vf_event_on()) {
+		struct vf_event ev = {
+			.type = VF_EV_RX_MODE, .port = port->id, .queue = -1,
+			.pid = -1, .uid = -1, .gid = -1,
+		};
+
+		snprintf(ev.name, sizeof(ev.name), "%s", port->name);
+		snprintf(ev.what, sizeof(ev.what), "%s", vf_rx_mode_name(m));
+		snprintf(ev.text, sizeof(ev.text), "%s", vf_rx_mode_name(was));
+		vf_event_raise(&ev);
+	}
 	return 0;
 }
 

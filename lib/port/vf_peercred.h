@@ -22,6 +22,7 @@
 #include <sys/types.h>
 
 #include "vf_devargs.h"
+#include "vf_event.h"
 
 struct vf_out;
 
@@ -107,6 +108,11 @@ int vf_sock_listen_file(int fd, const char *path, const struct vf_access *a, int
  * another user could create or replace the socket (drivers call it once
  * per port).  who names the port in the message. */
 void vf_sock_warn_dir(const char *who, const char *path);
+
+/* A peer event (vf_event.h) with p's credentials, when known (p may be
+ * NULL); path: the socket, why: the reason (both may be NULL). */
+void vf_peer_event(uint16_t port, const char *name, enum vf_event_peer state,
+		   const struct vf_peer *p, const char *path, const char *why);
 
 /* "pid 12 uid 0 gid 0" */
 const char *vf_peer_str(const struct vf_peer *p, char *buf, size_t len);

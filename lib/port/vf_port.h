@@ -84,6 +84,10 @@ struct vf_driver {
 	 * for those; a driver that copies into its peer's buffers keeps none,
 	 * which is what lets a daemon serve hundreds of ports.  NULL: keeps. */
 	bool (*keeps_mbufs)(const struct vf_devargs *da);
+	/* The driver raises link events itself (vf_event_link) as the link
+	 * changes; for the others the session polls the link once a second
+	 * (lib/session/watch.c). */
+	bool link_events;
 
 	/* Parse devargs (already validated against keys), allocate priv,
 	 * open sockets.  May fill port->mac and port->max_rxq/max_txq. */

@@ -55,6 +55,7 @@ int vf_session_signalled(void)
 
 void vf_session_lock(void) { pthread_mutex_lock(&session_lock); }
 void vf_session_unlock(void) { pthread_mutex_unlock(&session_lock); }
+bool vf_session_trylock(void) { return pthread_mutex_trylock(&session_lock) == 0; }
 
 void vf_session_emit(struct vf_session *ses, struct vf_out *o)
 {

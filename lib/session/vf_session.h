@@ -124,6 +124,9 @@ void vf_session_emit(struct vf_session *ses, struct vf_out *o);
  * do not change under a render. */
 void vf_session_lock(void);
 void vf_session_unlock(void);
+/* The lock if it is free now (true), for the control thread, which must
+ * not wait on a command that may wait on it. */
+bool vf_session_trylock(void);
 
 /* The Prometheus writer thread (every --stats-period, default 1 s), when
  * --prom-file is set; stop joins it and writes the file once more. */

@@ -10,7 +10,14 @@
  * read only once less than OUT_LOW bytes of its replies wait to be sent
  * (the client's own writes block, ours never do); a reply that would take
  * the waiting output over OUT_MAX, or output that makes no progress for
- * STALL_S seconds, drops the client. */
+ * STALL_S seconds, drops the client.
+ *
+ * "monitor" turns a connection into a stream of events (vf_event.h): the
+ * drain's lines go to every monitor as they come, with nothing read from
+ * it after that but its hang-up.  A monitor that does not keep up is never
+ * dropped and never waited for: once MON_MAX bytes wait for it, its events
+ * are lost and counted, and a gap line with the count comes before the
+ * next one that fits. */
 #include "vf_ctlsock.h"
 
 #include <errno.h>
@@ -26,15 +33,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctlpath.h"
 #include "ctlrun.h"
 #include "vf_ctl.h"
 #include "vf_ctlproto.h"
+#include "vf_event.h"
 #include "vf_log.h"
+#include "vf_session.h"
 #include "vf_shell_priv.h"
 
 #define OUT_LOW		(64u << 10)
 #define OUT_MAX		(4u << 20)
 #define STALL_S		10.0
+#define MON_MAX		(256u << 10)
 /* A client we close after an error reply may still be sending: closing
  * with its bytes unread would reset the connection before it reads the
  * reply, so we shut our side and read on, this long at most. */
@@ -47,6 +58,8 @@ struct client {
 	bool eof;		/* the client sent its last line */
 	bool closing;		/* close once the output is out */
 	bool draining;		/* closing: our side shut, reading to the end */
+	bool monitor;		/* streams events; reads nothing more */
+	uint64_t lost;		/* monitor: events lost since its last gap line */
 	uint32_t events;	/* what we asked vf_ctl for */
 	char in[VF_CTL_LINE_MAX];
 	size_t in_len;
@@ -56,6 +69,7 @@ struct client {
 };
 
 static struct client clients[VF_CTLSOCK_MAX_CLIENTS];
+static struct vf_session *session;
 static struct vf_access access_;
 static int listen_fd = -1, notify_fd = -1, timer_id = -1;
 static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -158,6 +172,57 @@ static bool line_ok(const char *s, size_t n)
 	return true;
 }
 
+/* A monitor's event line, or a count of what it lost when it does not fit
+ * now; the gap line goes first once there is room for both. */
+static void mon_add(struct client *c, const char *line, size_t len)
+{
+	char gap[128 + 2];
+	size_t g = 0;
+
+	if (c->lost) {
+		g = vf_event_format_gap(c->lost, gap + 1, sizeof(gap) - 2);
+		gap[0] = VF_CTL_OUT;
+		gap[++g] = '\n';
+		g++;
+	}
+	/* Full: what the socket takes now makes room (a drain hands over
+	 * up to a ring's worth of lines before its end-of-batch flush). */
+	if (c->out_len - c->out_off + g + len + 2 > MON_MAX && !flush(c)) {
+		c->lost += line ? 1 : 0;	/* gone: the next update frees it */
+		return;
+	}
+	if (c->out_len - c->out_off + g + len + 2 > MON_MAX ||
+	    (g && !out_add(c, gap, g))) {
+		c->lost += line ? 1 : 0;
+		return;
+	}
+	c->lost = 0;
+	if (line && (!out_add(c, (char[]){ VF_CTL_OUT }, 1) || !out_add(c, line, len) ||
+		     !out_add(c, "\n", 1)))
+		c->lost++;
+}
+
+/* The line is the word "monitor" alone (blanks around it allowed). */
+static bool is_monitor(const char *s, size_t n)
+{
+	while (n && (*s == ' ' || *s == '\t'))
+		s++, n--;
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	return n == 7 && !memcmp(s, "monitor", 7);
+}
+
+static void start_monitor(struct client *c)
+{
+	char hello[256];
+	size_t n = vf_event_format_hello(session ? session->tool : NULL, hello, sizeof(hello));
+
+	c->monitor = true;
+	c->in_len = 0;
+	if (n)
+		mon_add(c, hello, n);
+}
+
 /* Hands the next complete line to the runner, when the client may have
  * one run. */
 static void dispatch(struct client *c)
@@ -188,6 +253,10 @@ static void dispatch(struct client *c)
 		proto_error(c, "binary data: a command is a line of text");
 		return;
 	}
+	if (is_monitor(c->in, n)) {
+		start_monitor(c);
+		return;
+	}
 	job = calloc(1, sizeof(*job));
 	if (job)
 		job->line = strndup(c->in, n);
@@ -211,6 +280,19 @@ static void client_update(struct client *c)
 
 	if (!flush(c)) {
 		client_free(c);
+		return;
+	}
+	if (c->monitor) {
+		if (c->lost && c->out_off == c->out_len) {
+			mon_add(c, NULL, 0);	/* the gap line, now that there is room */
+			if (!flush(c)) {
+				client_free(c);
+				return;
+			}
+		}
+		ev = (c->out_off < c->out_len ? EPOLLOUT : 0) | (c->eof ? 0 : EPOLLIN);
+		if (ev != c->events && vf_ctl_set_events(c->fd, ev) == 0)
+			c->events = ev;
 		return;
 	}
 	dispatch(c);
@@ -244,12 +326,18 @@ static void on_client(int fd, uint32_t events, void *arg)
 		client_free(c);
 		return;
 	}
-	if (c->draining) {
+	if (c->draining || (c->monitor && events & EPOLLIN)) {
 		char scratch[4096];
 		ssize_t n = recv(fd, scratch, sizeof(scratch), MSG_DONTWAIT);
 
-		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+		if (c->monitor && n == 0) {
+			c->eof = true;	/* a half close: the events go on */
+		} else if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
 			client_free(c);
+			return;
+		}
+		if (c->monitor)
+			client_update(c);
 		return;
 	}
 	if (events & EPOLLIN && !c->eof && c->in_len < sizeof(c->in)) {
@@ -297,7 +385,7 @@ static void on_tick(void *arg)
 	for (unsigned int i = 0; i < VF_CTLSOCK_MAX_CLIENTS; i++) {
 		struct client *c = &clients[i];
 
-		if (!c->used || c->fd < 0 || c->stalled_since == 0)
+		if (!c->used || c->fd < 0 || c->stalled_since == 0 || c->monitor)
 			continue;
 		if (c->draining && t - c->stalled_since > DRAIN_S) {
 			client_free(c);
@@ -305,6 +393,22 @@ static void on_tick(void *arg)
 			VF_WARN("ctl socket: a client read nothing for %.0f s: dropped", STALL_S);
 			client_free(c);
 		}
+	}
+}
+
+/* The events' sink (vf_event.h), on the control thread: each line to
+ * every monitor, then (line NULL) out they go. */
+static void mon_sink(const char *line, size_t len, void *arg)
+{
+	for (unsigned int i = 0; i < VF_CTLSOCK_MAX_CLIENTS; i++) {
+		struct client *c = &clients[i];
+
+		if (!c->used || c->fd < 0 || !c->monitor)
+			continue;
+		if (line)
+			mon_add(c, line, len);
+		else
+			client_update(c);
 	}
 }
 
@@ -329,6 +433,7 @@ static void on_accept(int fd, uint32_t events, void *arg)
 	if (cfd < 0)
 		return;
 	if (vf_access_check(&access_, false, cfd, &peer, why, sizeof(why)) != 0) {
+		vf_peer_event(VF_EVENT_NO_PORT, NULL, VF_EV_PEER_REFUSED, &peer, sock_path, why);
 		if (vf_access_log_due(++refused))
 			VF_WARN("ctl socket %s: refused %s (%llu so far)", sock_path, why,
 				(unsigned long long)refused);
@@ -353,30 +458,6 @@ static void on_accept(int fd, uint32_t events, void *arg)
 	}
 }
 
-/* What is at path: nothing (0), a socket nobody listens on (removed, 0), a
- * live one (-EADDRINUSE), something else (-EEXIST). */
-static int clear_stale(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct stat st;
-	int fd, ret;
-
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISSOCK(st.st_mode))
-		return -EEXIST;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	ret = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 ? -EADDRINUSE
-	      : errno == ECONNREFUSED ? 0 : -errno;
-	close(fd);
-	if (ret == 0 && unlink(path) < 0 && errno != ENOENT)
-		ret = -errno;
-	return ret;
-}
-
 int vf_ctlsock_check(const char *path, char *err, size_t len)
 {
 	int ret;
@@ -386,7 +467,7 @@ int vf_ctlsock_check(const char *path, char *err, size_t len)
 			 sizeof(sock_path) - 1);
 		return -ENAMETOOLONG;
 	}
-	ret = clear_stale(path);
+	ret = vf__ctl_clear_stale(path);
 	if (ret)
 		snprintf(err, len, "%s: %s", path, ret == -EADDRINUSE ? "a running process listens there"
 			 : ret == -EEXIST ? "exists and is no socket" : strerror(-ret));
@@ -417,6 +498,7 @@ int vf_ctlsock_start(struct vf_session *ses, const char *path, const struct vf_a
 		return ret;
 	}
 	access_ = *a;
+	session = ses;
 	snprintf(sock_path, sizeof(sock_path), "%s", path);
 	for (unsigned int i = 0; i < VF_CTLSOCK_MAX_CLIENTS; i++)
 		clients[i].fd = -1;
@@ -425,7 +507,8 @@ int vf_ctlsock_start(struct vf_session *ses, const char *path, const struct vf_a
 	if (notify_fd < 0 || (ret = vf__ctl_runner_start(ses, notify_fd)) != 0 ||
 	    (ret = vf_ctl_add_fd(notify_fd, on_done, NULL)) != 0 ||
 	    (ret = vf_ctl_add_timer(1000, on_tick, NULL)) < 0 ||
-	    ((timer_id = ret), (ret = vf_ctl_add_fd(fd, on_accept, NULL)) != 0)) {
+	    ((timer_id = ret), (ret = vf_event_sink_add(mon_sink, NULL)) != 0) ||
+	    (ret = vf_ctl_add_fd(fd, on_accept, NULL)) != 0) {
 		if (ret == 0)
 			ret = -errno;
 		snprintf(err, len, "cannot start serving %s: %s", path, strerror(-ret));
@@ -441,8 +524,14 @@ static void close_clients(void *arg)
 {
 	struct vf__ctl_job *job;
 
-	/* The last replies (a "quit" that ends the run has one) go out if
+	/* The events so far to the monitors, then the end of their reply;
+	 * the last replies (a "quit" that ends the run has one) go out if
 	 * the socket takes them now; nobody waits for a slow reader. */
+	vf_event_flush();
+	for (unsigned int i = 0; i < VF_CTLSOCK_MAX_CLIENTS; i++)
+		if (clients[i].used && clients[i].fd >= 0 && clients[i].monitor &&
+		    out_add(&clients[i], VF_CTL_END_OK "\n", sizeof(VF_CTL_END_OK)))
+			flush(&clients[i]);
 	while ((job = vf__ctl_runner_take_done()) != NULL) {
 		struct client *c = job->owner;
 
@@ -474,6 +563,7 @@ void vf_ctlsock_stop(void)
 	timer_id = -1;
 	vf__ctl_runner_stop();
 	vf_ctl_call(close_clients, NULL);
+	vf_event_sink_del(mon_sink, NULL);
 	unlink(sock_path);
 	sock_path[0] = '\0';
 }

@@ -322,8 +322,18 @@ static int cmd_quit(struct vf_cmd_ctx *c, int argc, char **argv)
 	return 0;
 }
 
+/* Only the control socket streams (ctlsock.c takes the line before it
+ * gets here); at the prompt or in a script it would never return. */
+static int cmd_monitor(struct vf_cmd_ctx *c, int argc, char **argv)
+{
+	return vf_cmd_error("monitor streams events through the control socket: "
+			    "vfctl -s PATH monitor (or --event-file FILE)");
+}
+
 const struct vf_cmd vf__shell_core_cmds[] = {
 	{ "help", "[WORD] [WORD] [WORD] [json]", "list commands, or those starting with the words given", cmd_help },
 	{ "quit", "", "stop forwarding and exit", cmd_quit },
+	{ "monitor", "", "stream events as JSON lines (control socket only: vfctl -s PATH monitor)",
+	  cmd_monitor },
 	{ NULL },
 };

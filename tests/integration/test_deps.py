@@ -1,5 +1,7 @@
 """scripts/run-demo installs only what building and running needs; the test
-command installs the rest (QEMU, a kernel image, clang, tshark, promtool)."""
+command installs the rest (QEMU, a kernel image, clang, tshark, promtool,
+debhelper and lintian); the Debian package builds from what deps.sh
+installs for building."""
 import os
 import re
 import sys
@@ -17,7 +19,8 @@ def pkgs(var):
 
 
 build, test = pkgs("BUILD"), pkgs("TEST")
-for p in ["qemu-system-x86", "linux-image-cloud-amd64", "clang", "tshark", "prometheus", "libcmocka-dev"]:
+for p in ["qemu-system-x86", "linux-image-cloud-amd64", "clang", "tshark", "prometheus", "libcmocka-dev",
+          "debhelper", "lintian"]:
     check(p not in build and p in test, f"{p}: a test dependency, not a build one")
 for p in ["meson", "ninja-build", "libdpdk-dev", "libjansson-dev", "libedit-dev"]:
     check(p in build, f"{p}: needed to build")
@@ -26,4 +29,13 @@ check(re.search(r"^scripts/deps\.sh$", demo, re.M), "run-demo installs the build
 check("-Dtests=false" in demo, "run-demo builds without the test suite (no cmocka)")
 tests = open(os.path.join(SOURCE, "scripts", "run-tests")).read()
 check(re.search(r"^scripts/deps\.sh --test$", tests, re.M), "run-tests installs the test set")
+# debian/control's Build-Depends: what deps.sh calls a build dependency
+# (debhelper, a test one here, comes as debhelper-compat)
+control = open(os.path.join(SOURCE, "debian", "control")).read()
+bd = re.search(r"^Build-Depends:(.*?)^\S", control, re.M | re.S).group(1)
+for alt in bd.split(","):
+    names = [re.sub(r"\s*\(.*", "", a).strip() for a in alt.split("|")]
+    if names == ["debhelper-compat"]:
+        continue
+    check(any(n in build for n in names), f"debian/control builds with {alt.strip()}: not in deps.sh BUILD")
 print("ok")

@@ -5,7 +5,9 @@
 # short soak (every connect/disconnect loop, SIGKILL and SIGTERM loops),
 # and the control-thread stall tests (vhost_ctl_stall, memif_silent: the
 # shell reading what the control thread writes), and the control socket
-# (integration_ctl: its runner thread beside the prompt and the loops).
+# (integration_ctl: its runner thread beside the prompt and the loops),
+# and the events (event: producers on several threads against the drain;
+# integration_events: drivers, cores and monitors).
 # Fails on any ThreadSanitizer report from any process they start.
 #
 # A long check, not in scripts/run-tests: the TSan build alone takes about
@@ -23,7 +25,7 @@ TSAN_OPTIONS="suppressions=$PWD/tests/tsan/dpdk.supp log_path=$logs/tsan halt_on
 export TSAN_OPTIONS
 [ $# -gt 0 ] || set -- memif_reconnect vhost_backend_restart_split vhost_backend_restart_packed \
     virtio_testpmd_server virtio_testpmd_packed_server integration_soak vhost_ctl_stall memif_silent \
-    integration_ctl
+    integration_ctl event integration_events
 rc=0
 meson test -C build-tsan --no-rebuild --print-errorlogs --num-processes 1 \
     --timeout-multiplier 4 "$@" || rc=$?
