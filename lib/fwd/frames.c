@@ -78,7 +78,8 @@ void vf_frames_init(struct vf_frames *g, void *mem, const struct vf_mix *mix,
 	vf_pkt_build_udp(g->tmpl, max, smac, dmac, 0);
 	if (payload_len > max - VF_FRAMES_PAYLOAD_OFF)
 		payload_len = max - VF_FRAMES_PAYLOAD_OFF;
-	memcpy(g->tmpl + VF_FRAMES_PAYLOAD_OFF, payload, payload_len);
+	if (payload_len)
+		memcpy(g->tmpl + VF_FRAMES_PAYLOAD_OFF, payload, payload_len);
 	for (unsigned int i = 0; i < mix->n; i++)
 		len_sums(&g->lens[i], g->tmpl, (uint16_t)(mix->len[i] < min_len ? min_len : mix->len[i]));
 	/* the template as the first frame: length 0 of the mix, flow 0 */
