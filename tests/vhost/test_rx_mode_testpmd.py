@@ -32,7 +32,9 @@ from memif_util import Ours, Proc, check, wait_for  # noqa: E402
 import vftest  # noqa: E402
 
 PACKED = sys.argv[1:] == ["packed"]
-RING = ",packed_vq=1" if PACKED else ""
+# rings of 1024 (ours and testpmd's virtio_user): a loaded machine's stalls
+# delay frames rather than overflow a ring
+RING = ",queue_size=1024" + (",packed_vq=1" if PACKED else "")
 kind = "packed" if PACKED else "split"
 NG = [vftest.binary("nullgen"), "-l", "0-1", "--main-lcore", "1", "--json"]
 D = vftest.tmpdir()

@@ -28,7 +28,10 @@ from memif_util import Ours, check, wait_for  # noqa: E402
 import vftest  # noqa: E402
 
 PACKED = sys.argv[1:] == ["packed"]
-RING = ",packed_vq=1" if PACKED else ""
+# rings of 1024: a loaded machine that stalls a process for a few hundred
+# ms delays frames but loses none (a lost wake-up delays, never loses:
+# the latency check catches it)
+RING = ",queue_size=1024" + (",packed_vq=1" if PACKED else "")
 NG = [vftest.binary("nullgen"), "-l", "0-1", "--main-lcore", "1", "--json"]
 D = vftest.tmpdir()
 
