@@ -215,7 +215,7 @@ static unsigned int default_mbufs(const struct vf_app *app)
 		n += vf_port_spec_keeps_mbufs(app->specs[i])
 			? (uint64_t)app->ses.nb_rxq * app->ses.nb_rxd +
 			  (uint64_t)app->ses.nb_txq * app->ses.nb_txd
-			: 2ull * app->ses.fwd.burst * (app->ses.nb_rxq + app->ses.nb_txq);
+			: (uint64_t)app->ses.nb_rxq * app->ses.nb_rxd + (uint64_t)app->ses.nb_txq * app->ses.nb_txd;
 
 	/* + per-lcore caches and bursts in flight, + head-room */
 	n += (uint64_t)rte_lcore_count() * (256 + 2 * VF_MAX_BURST) + 4096;
