@@ -8,7 +8,8 @@
    counts only from a header the defining file includes: the "body header"
    pattern, where a header calls back into its includer);
 3. lib/ folders depend one way, from the top of RANKS down; lib/ never
-   reaches drivers/ or cmd/, drivers/ never reach cmd/.
+   reaches drivers/ or cmd/, drivers/ never reach cmd/;
+4. the README stays a user's page: at most 250 lines (internals go to docs/).
 
 Usage: check_layout.py [ROOT]      exit 0 if all hold, 1 with the list.
        check_layout.py --graph     also print every edge (for a newcomer)."""
@@ -17,6 +18,7 @@ import re
 import sys
 
 MAX_LINES = 600
+README_MAX_LINES = 250
 # lib/ folders, bottom first: a file may use its own folder and those before it.
 RANKS = ["core", "out", "port", "fwd", "measure", "stats", "session", "search", "shell", "app"]
 
@@ -103,6 +105,10 @@ def main():
     files = sources(root)
     fileset = set(files)
     problems = []
+    with open(os.path.join(root, "README.md"), encoding="utf-8") as fh:
+        n = fh.read().count("\n")
+    if n > README_MAX_LINES:
+        problems.append(f"README.md: {n} lines (at most {README_MAX_LINES}; internals go to docs/)")
     texts, words, incs = {}, {}, {}
     by_base = {}
     for f in files:
