@@ -44,7 +44,7 @@ def up(n, d):
     exists, RSS in KiB then)."""
     socks = [os.path.join(d, "v%d.sock" % i) for i in range(n)]
     t0 = time.monotonic()
-    p = start([vhostd, "-l", "0-1", "--main-lcore", "0", "--ctl", "none", "--duration", "600"] +
+    p = start([vhostd, "-l", "0-1", "--main-lcore", "0", "--ctl", "none", "--duration", "600"] + os.environ.get("VF_DENSITY_VHOSTD_ARGS", "").split() +
               [a for s in socks for a in ("--iface", s)])
     wait_for(lambda: all(os.path.exists(s) for s in socks) or p.poll() is not None,
              timeout=120, what="%d vhost-user sockets" % n)
@@ -68,6 +68,7 @@ one, _, t1, m1 = up(1, d + "/one")
 stop(one)
 vh, socks, tn, mn = up(N_PORTS, d + "/many")
 fd0 = nfds(vh.pid)
+print("fd kinds idle:", fdkinds(vh.pid) if False else "", flush=True)
 print("vhostd: 1 port up in %.2f s, %d MiB; %d ports in %.2f s, %d MiB (%.0f KiB a port)" %
       (t1, m1 >> 10, N_PORTS, tn, mn >> 10, (mn - m1) / (N_PORTS - 1)), flush=True)
 
@@ -82,11 +83,30 @@ m = final_stats(r.stdout)["measure"]
 streams = m["streams"]
 check(len(streams) == N_PORTS, "%d streams, want %d" % (len(streams), N_PORTS))
 bad = [s for s in streams if s["sent"] != COUNT or s["received"] != COUNT or s["lost"]]
+if bad and os.environ.get("VF_DENSITY_DEBUG"):
+    print("nullgen stderr:", r.stderr[-3000:])
+    print("recv:", sorted(set(s["received"] for s in streams)))
+    vh.terminate()
+    o, e = vh.communicate(timeout=60)
+    print("vhostd stdout:", o[-3000:], "stderr:", e[-5000:])
 check(not bad, "%d streams short, first %s" % (len(bad), bad[:1]))
 print("ok: %d streams through %d vhost-user ports, %d frames each, none lost" %
       (len(streams), N_PORTS, COUNT), flush=True)
 
 # the front-ends are gone: vhostd back to its idle fds, memory bounded
+
+def fdkinds(pid):
+    k = {}
+    for f in os.listdir("/proc/%d/fd" % pid):
+        try:
+            t = os.readlink("/proc/%d/fd/%s" % (pid, f))
+        except OSError:
+            continue
+        t = t.split(":")[0] if ":" in t else t
+        k[t] = k.get(t, 0) + 1
+    return k
+time.sleep(3)
+print("fd kinds after:", sorted(fdkinds(vh.pid).items(), key=lambda x: -x[1])[:10], flush=True)
 wait_for(lambda: nfds(vh.pid) == fd0, timeout=30,
          what="vhostd's fds back to %d (now %d)" % (fd0, nfds(vh.pid)))
 after = rss_kb(vh.pid)

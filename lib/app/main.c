@@ -202,20 +202,30 @@ static int peer_heap(const struct vf_app *app, unsigned int nb_mbufs)
 	return sock;
 }
 
+/* Copy-mode ports (vhost, memif without zero-copy, null) that get the
+ * rings' worth of mbufs, as the capture and measure tests were tuned
+ * against; beyond them it was 5 MiB a port that nothing holds. */
+#define FULL_COPY_PORTS 8
+#define FEW_BURSTS 4
+
 static unsigned int default_mbufs(const struct vf_app *app)
 {
-	uint64_t n = 0;
+	uint64_t n = 0, rings = (uint64_t)app->ses.nb_rxq * app->ses.nb_rxd +
+				(uint64_t)app->ses.nb_txq * app->ses.nb_txd;
+	unsigned int copy = 0;
 
-	/* Ports whose rings hold mbufs get the rings' worth; the others (they
-	 * copy into their peer's buffers: vhost, memif without zero-copy,
-	 * null) two bursts a queue (a stream may keep one, measure's spare),
-	 * so that 256 of them fit in 100 MiB; the bursts in flight on each
-	 * core, up to the largest, are counted once per core below. */
+	/* Ports whose rings hold mbufs get the rings' worth.  The others copy
+	 * into their peer's buffers and hold only the bursts in flight: a
+	 * stream's rx burst, measure's pending and spare bursts, one more;
+	 * the first FULL_COPY_PORTS of them still get the rings' worth. */
 	for (unsigned int i = 0; i < app->nb_specs; i++)
-		n += vf_port_spec_keeps_mbufs(app->specs[i])
-			? (uint64_t)app->ses.nb_rxq * app->ses.nb_rxd +
-			  (uint64_t)app->ses.nb_txq * app->ses.nb_txd
-			: (uint64_t)app->ses.nb_rxq * app->ses.nb_rxd + (uint64_t)app->ses.nb_txq * app->ses.nb_txd;
+		if (vf_port_spec_keeps_mbufs(app->specs[i]))
+			n += rings;
+		else if (copy++ < FULL_COPY_PORTS)
+			n += rings;
+		else
+			n += (uint64_t)FEW_BURSTS * app->ses.fwd.burst *
+			     (app->ses.nb_rxq + app->ses.nb_txq);
 
 	/* + per-lcore caches and bursts in flight, + head-room */
 	n += (uint64_t)rte_lcore_count() * (256 + 2 * VF_MAX_BURST) + 4096;
