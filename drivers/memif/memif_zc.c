@@ -26,21 +26,11 @@
 struct chunk_ctx {
 	struct vf_mem_region regs[VF_MEM_MAX_REGIONS];
 	int n;
-	bool ok;
 };
-
-static void chunk_cb(struct rte_mempool *mp, void *opaque, struct rte_mempool_memhdr *mh,
-		     unsigned int idx)
-{
-	struct chunk_ctx *c = opaque;
-
-	if (vf_mem_find(c->regs, c->n, mh->addr, mh->len) == NULL)
-		c->ok = false;
-}
 
 int memif_zc_check(struct rte_mempool *pool, char *why, size_t len)
 {
-	struct chunk_ctx c = { .ok = true };
+	struct chunk_ctx c;
 
 	c.n = vf_mem_regions(c.regs, VF_MEM_MAX_REGIONS);
 	if (c.n <= 0) {
@@ -64,8 +54,7 @@ int memif_zc_check(struct rte_mempool *pool, char *why, size_t len)
 		snprintf(why, len, "no mbuf pool");
 		return -EINVAL;
 	}
-	rte_mempool_mem_iter(pool, chunk_cb, &c);
-	if (!c.ok) {
+	if (!vf_mem_pool_in(c.regs, c.n, pool)) {
 		snprintf(why, len, "the mbuf pool is not in fd-backed DPDK memory");
 		return -ENOTSUP;
 	}

@@ -2,10 +2,13 @@
 #include "virtio_rxtx.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_ether.h>
 #include <rte_malloc.h>
+
+#include "vf_mem.h"
 
 #include "virtio_rxtx_body.h"
 
@@ -141,12 +144,14 @@ int vio_queue_alloc(struct vio_queue *q, uint16_t size, bool rx, int socket)
 	memset(q, 0, sizeof(*q));
 	q->rx = rx;
 	q->kickfd = q->callfd = -1;
-	/* The DPDK heap is fd-backed (lib/core/vf_mem.h), so the ring block and the
-	 * tx header slots are inside the regions sent in SET_MEM_TABLE. */
-	q->mem = rte_zmalloc_socket("vio_ring", len, 4096, socket);
-	q->slots = rte_zmalloc_socket("vio_slots", sizeof(*q->slots) * size, 64, socket);
+	/* The ring block and the tx header slots are what the backend must
+	 * reach: in the memory sent in SET_MEM_TABLE (lib/core/vf_mem.h).
+	 * The slots (our per-descriptor state: cookies, lengths, free list)
+	 * are private memory that no peer maps (issue 31). */
+	q->mem = vf_mem_share_alloc(len, 4096, socket);
+	q->slots = calloc(size, sizeof(*q->slots));
 	if (!rx)
-		q->hdrs = rte_zmalloc_socket("vio_hdrs", sizeof(*q->hdrs) * size, 64, socket);
+		q->hdrs = vf_mem_share_alloc(sizeof(*q->hdrs) * size, 64, socket);
 	if (q->mem == NULL || q->slots == NULL || (!rx && q->hdrs == NULL)) {
 		vio_queue_free(q);
 		return -ENOMEM;
@@ -158,10 +163,10 @@ int vio_queue_alloc(struct vio_queue *q, uint16_t size, bool rx, int socket)
 
 void vio_queue_free(struct vio_queue *q)
 {
-	rte_free(q->mem);
-	rte_free(q->slots);
-	rte_free(q->hdrs);
-	rte_free(q->pslots);
+	vf_mem_share_free(q->mem);
+	free(q->slots);
+	vf_mem_share_free(q->hdrs);
+	free(q->pslots);
 	q->pslots = NULL;
 	q->mem = NULL;
 	q->slots = NULL;

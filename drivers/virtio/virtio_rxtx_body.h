@@ -73,10 +73,10 @@ static __rte_always_inline void vio_kick_if_asked(struct vio_queue *q, bool pack
 /* ---- tx ---- */
 
 /* Can the header go into the packet's own headroom (one descriptor less)?
- * Only for a private, direct first segment. */
+ * Only for a first segment that is ours to write (vf_mbuf_owned). */
 static inline bool vio_can_push(const struct rte_mbuf *m)
 {
-	return RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1 &&
+	return vf_mbuf_owned(m) &&
 	       rte_pktmbuf_headroom(m) >= VIO_HDR_LEN;
 }
 

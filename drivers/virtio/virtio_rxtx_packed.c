@@ -5,10 +5,13 @@
 #include "virtio_rxtx.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_ether.h>
 #include <rte_malloc.h>
+
+#include "vf_mem.h"
 
 #include "virtio_rxtx_body.h"
 
@@ -133,11 +136,12 @@ int vio_queue_alloc_packed(struct vio_queue *q, uint16_t size, bool rx, int sock
 	q->rx = rx;
 	q->packed = true;
 	q->kickfd = q->callfd = -1;
-	/* fd-backed DPDK heap (lib/core/vf_mem.h): inside the shared regions. */
-	q->mem = rte_zmalloc_socket("vio_pring", vqp_mem_size(size), 4096, socket);
-	q->pslots = rte_zmalloc_socket("vio_pslots", sizeof(*q->pslots) * size, 64, socket);
+	/* Ring and tx headers where the backend reaches them, slots private
+	 * (as vio_queue_alloc). */
+	q->mem = vf_mem_share_alloc(vqp_mem_size(size), 4096, socket);
+	q->pslots = calloc(size, sizeof(*q->pslots));
 	if (!rx)
-		q->hdrs = rte_zmalloc_socket("vio_hdrs", sizeof(*q->hdrs) * size, 64, socket);
+		q->hdrs = vf_mem_share_alloc(sizeof(*q->hdrs) * size, 64, socket);
 	if (q->mem == NULL || q->pslots == NULL || (!rx && q->hdrs == NULL)) {
 		vio_queue_free(q);
 		return -ENOMEM;

@@ -151,9 +151,10 @@ static int vu_probe(struct vf_port *port, const struct vf_devargs *da)
 	vf_sock_warn_dir(port->name, d->path);
 	d->listenfd = -1;
 	d->fe.fd = -1;
-	/* Rings and tx headers go where the pool is: the memory the backend
-	 * gets in SET_MEM_TABLE (the sealed peer heap when there is one). */
-	d->socket_id = vf_mem_peer_socket() >= 0 ? vf_mem_peer_socket() : (int)rte_socket_id();
+	/* Rings and tx headers go to the memory the backend gets in
+	 * SET_MEM_TABLE (vf_mem_share_alloc: the sealed peer heap when there
+	 * is one, else DPDK's heap on this socket). */
+	d->socket_id = (int)rte_socket_id();
 	port->rx_offloads = (d->want_ol & VNET_OL_GUEST_FEATURES) != 0;
 	if (!vf_devargs_mac(da, "mac", port->mac))
 		rte_eth_random_addr(port->mac);

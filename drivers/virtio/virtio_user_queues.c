@@ -2,6 +2,7 @@
  * readied and described to the backend by the connection state machine
  * (virtio_user_dev.c). */
 #include <errno.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
 
@@ -107,25 +108,9 @@ int vu_rings_of(struct vu_dev *d, struct vu_fe_ring *r)
 	return n;
 }
 
-struct pool_chk {
-	const struct vf_mem_region *regs;
-	int n;
-	bool ok;
-};
-
-static void pool_chunk(struct rte_mempool *mp, void *arg, struct rte_mempool_memhdr *mh,
-		       unsigned int idx)
-{
-	struct pool_chk *c = arg;
-
-	if (vf_mem_find(c->regs, c->n, mh->addr, mh->len) == NULL)
-		c->ok = false;
-}
-
 /* Every buffer we will post must lie in the table we send. */
 int vu_mem_check(struct vu_dev *d, const struct vf_mem_region *regs, int n)
 {
-	struct pool_chk c = { regs, n, true };
 	uint16_t i;
 
 	for (i = 0; i < d->active_qp; i++) {
@@ -138,20 +123,22 @@ int vu_mem_check(struct vu_dev *d, const struct vf_mem_region *regs, int n)
 							 sizeof(*qs[k]->hdrs) * q_size(qs[k]))))
 				return -EFAULT;
 	}
-	rte_mempool_mem_iter(d->port->conf.pool, pool_chunk, &c);
-	return c.ok ? 0 : -EFAULT;
+	return vf_mem_pool_in(regs, n, d->port->conf.pool) ? 0 : -EFAULT;
 }
 
 /* ---- allocation (configure, close) ---- */
 
 int vu_q_new(struct vu_dev *d, struct vio_queue **qp, bool rx, uint16_t vring)
 {
-	struct vio_queue *q = rte_zmalloc_socket("vio_queue", sizeof(*q), RTE_CACHE_LINE_SIZE,
-						 d->socket_id);
+	struct vio_queue *q = NULL;
 
-	if (q == NULL || (d->packed ? vio_queue_alloc_packed(q, d->qsize, rx, d->socket_id)
-				    : vio_queue_alloc(q, d->qsize, rx, d->socket_id)) < 0) {
-		rte_free(q);
+	/* Private memory (not DPDK's heap, which a backend maps when there is
+	 * no peer heap): the queue's indices and pointers are ours alone. */
+	if (posix_memalign((void **)&q, RTE_CACHE_LINE_SIZE, sizeof(*q)) != 0)
+		return -ENOMEM;
+	if ((d->packed ? vio_queue_alloc_packed(q, d->qsize, rx, d->socket_id)
+		       : vio_queue_alloc(q, d->qsize, rx, d->socket_id)) < 0) {
+		free(q);
 		return -ENOMEM;
 	}
 	q->port_id = d->port->id;
@@ -183,7 +170,7 @@ void vu_free(struct vu_dev *d)
 			if (qs[k]->callfd >= 0)
 				close(qs[k]->callfd);
 			vio_queue_free(qs[k]);
-			rte_free(qs[k]);
+			free(qs[k]);
 		}
 		d->rxq[i] = d->txq[i] = NULL;
 	}

@@ -179,27 +179,24 @@ static bool only_null_ports(const struct vf_app *app)
 	return app->nb_specs > 0;
 }
 
-/* The socket to create the pool on: the sealed peer heap (lib/core/vf_mem.h),
- * so virtio_user and memif zero-copy hand peers memory they cannot shrink
- * under us; DPDK's heap when a dpdk: port may DMA into the pool (the peer
- * heap has no IOVAs) or the heap cannot be made. */
-static int peer_heap(const struct vf_app *app, unsigned int nb_mbufs)
+/* The sealed peer heap (lib/core/vf_mem.h): virtio_user and memif
+ * zero-copy hand peers only the pool's data rooms and their rings, in
+ * memory they cannot shrink under us; none when a dpdk: port may DMA into
+ * the pool (the peer heap has no IOVAs) or the heap cannot be made (then
+ * peers get DPDK's heap, mbuf headers and all). */
+static void peer_heap(const struct vf_app *app, unsigned int nb_mbufs)
 {
-	/* mbufs of ~2.4 KiB with their mempool headers, packed across pages
-	 * (vf_mem_pool_create), and room for rings */
-	size_t len = (size_t)nb_mbufs * 2560 + ((size_t)32 << 20);
-	int sock;
+	/* data rooms (2176 B, vf_mem_pool_create) and room for rings */
+	size_t len = (size_t)nb_mbufs * RTE_MBUF_DEFAULT_BUF_SIZE + ((size_t)32 << 20);
+	int rc;
 
 	for (unsigned int i = 0; i < app->nb_specs; i++)
 		if (!strncmp(app->specs[i], "dpdk:", 5))
-			return (int)rte_socket_id();
-	sock = vf_mem_peer_heap_create(len, vf_runtime_hugepages());
-	if (sock < 0) {
-		VF_WARN("no sealed peer heap (%s): peers get DPDK's heap memory, which they "
-			"could shrink", strerror(-sock));
-		return (int)rte_socket_id();
-	}
-	return sock;
+			return;
+	rc = vf_mem_peer_heap_create(len, vf_runtime_hugepages());
+	if (rc < 0)
+		VF_WARN("no sealed peer heap (%s): peers get DPDK's heap memory, mbuf headers "
+			"and all, which they could shrink", strerror(-rc));
 }
 
 /* Copy-mode ports (vhost, memif without zero-copy, null) that get the
@@ -478,12 +475,9 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 	{
 		unsigned int n = app->ses.total_num_mbufs ? app->ses.total_num_mbufs
 						      : default_mbufs(app);
-		int sock = peer_heap(app, n);
-
-		pool = sock == vf_mem_peer_socket()
-			? vf_mem_pool_create("vf_mbufs", n, 256, RTE_MBUF_DEFAULT_BUF_SIZE, sock)
-			: rte_pktmbuf_pool_create("vf_mbufs", n, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-						  sock);
+		peer_heap(app, n);
+		pool = vf_mem_pool_create("vf_mbufs", n, 256, RTE_MBUF_DEFAULT_BUF_SIZE,
+					  (int)rte_socket_id());
 		if (!pool) {
 			VF_ERR("cannot create a pool of %u mbufs: %s (try --total-num-mbufs)",
 			       n, rte_strerror(rte_errno));

@@ -1,6 +1,12 @@
+/* rte_pktmbuf_pool_create_extbuf (vf_mem_pool_create) is experimental in
+ * DPDK 22.11 and the one way to pin each mbuf's data room outside its
+ * header; this file alone opts in. */
+#define ALLOW_EXPERIMENTAL_API 1
+
 #include "vf_mem.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -18,9 +24,20 @@
 #include "vf_log.h"
 
 #define PEER_HEAP "vf_peer"
+#define PEER_BLOCKS 1024
 
 static struct vf_mem_region peer = { .fd = -1 };
-static int peer_socket = -1;
+/* The peer heap's blocks in use, sorted by offset (vf_mem_share_alloc). */
+static struct { size_t off, len; } blk[PEER_BLOCKS];
+static unsigned int nblk;
+static pthread_mutex_t peer_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Pools with their data rooms in the peer heap (vf_mem_pool_in). */
+static struct {
+	struct rte_mempool *mp;
+	void *addr;
+	size_t len;
+} pools[8];
+static unsigned int npools;
 
 struct walk_ctx {
 	struct vf_mem_region *out;
@@ -118,68 +135,159 @@ int vf_mem_peer_heap_create(size_t len, bool hugepages)
 {
 	size_t pgsz = 0;
 	void *p = NULL;
-	int fd, rc;
+	int fd;
 
-	if (peer_socket >= 0)
-		return peer_socket;
+	if (peer.addr != NULL)
+		return 0;
 	fd = sealed_memfd(&len, &pgsz, &p, hugepages);
 	if (fd < 0)
 		return fd;
-	if (rte_malloc_heap_create(PEER_HEAP) != 0 ||
-	    rte_malloc_heap_memory_add(PEER_HEAP, p, len, NULL, (unsigned int)(len / pgsz),
-				       pgsz) != 0) {
-		rc = -rte_errno;
-		rte_malloc_heap_destroy(PEER_HEAP);
-		munmap(p, len);
-		close(fd);
-		return rc ? rc : -ENOMEM;
-	}
 	peer.addr = p;
 	peer.len = len;
 	peer.fd = fd;
 	peer.offset = 0;
-	peer_socket = rte_malloc_heap_get_socket(PEER_HEAP);
-	VF_DEBUG("peer heap: %zu MiB in a sealed memfd, %zu KiB pages, socket %d",
-		 len >> 20, pgsz >> 10, peer_socket);
-	return peer_socket;
+	VF_DEBUG("peer heap: %zu MiB in a sealed memfd, %zu KiB pages", len >> 20, pgsz >> 10);
+	return 0;
+}
+
+bool vf_mem_peer_heap(void)
+{
+	return peer.addr != NULL;
+}
+
+/* The peer heap's allocator: first fit over a sorted array of the blocks
+ * in use, kept here, in private memory.  A handful of allocations a port
+ * (rings, headers) and one a pool; only control paths allocate. */
+void *vf_mem_share_alloc(size_t len, size_t align, int socket)
+{
+	size_t at = 0;
+	void *r = NULL;
+
+	if (peer.addr == NULL)
+		return rte_zmalloc_socket("vf_share", len, align, socket);
+	if (align < 64)
+		align = 64;
+	if (len == 0 || (align & (align - 1)) || align > 4096 || len > peer.len)
+		return NULL;
+	len = (len + 63) & ~(size_t)63;
+	pthread_mutex_lock(&peer_lock);
+	for (unsigned int i = 0; i <= nblk && nblk < PEER_BLOCKS; i++) {
+		size_t start = (at + align - 1) & ~(align - 1);
+		size_t end = i < nblk ? blk[i].off : peer.len;
+
+		if (start <= end && end - start >= len) {
+			memmove(&blk[i + 1], &blk[i], (nblk - i) * sizeof(blk[0]));
+			blk[i].off = start;
+			blk[i].len = len;
+			nblk++;
+			r = (char *)peer.addr + start;
+			break;
+		}
+		if (i < nblk)
+			at = blk[i].off + blk[i].len;
+	}
+	pthread_mutex_unlock(&peer_lock);
+	if (r != NULL)
+		memset(r, 0, len);	/* a peer may have written there */
+	return r;
+}
+
+void vf_mem_share_free(void *p)
+{
+	uintptr_t a = (uintptr_t)p, b = (uintptr_t)peer.addr;
+
+	if (p == NULL)
+		return;
+	if (peer.addr == NULL || a < b || a >= b + peer.len) {
+		rte_free(p);
+		return;
+	}
+	pthread_mutex_lock(&peer_lock);
+	for (unsigned int i = 0; i < nblk; i++) {
+		if (blk[i].off == a - b) {
+			memmove(&blk[i], &blk[i + 1], (nblk - i - 1) * sizeof(blk[0]));
+			nblk--;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&peer_lock);
 }
 
 struct rte_mempool *vf_mem_pool_create(const char *name, unsigned int n, unsigned int cache,
 				       uint16_t data_room, int socket)
 {
-	struct rte_pktmbuf_pool_private priv = { .mbuf_data_room_size = data_room };
+	struct rte_pktmbuf_extmem ext = { .buf_iova = RTE_BAD_IOVA };
 	struct rte_mempool *mp;
-	int rc;
 
-	mp = rte_mempool_create_empty(name, n, sizeof(struct rte_mbuf) + data_room, cache,
-				      sizeof(priv), socket, RTE_MEMPOOL_F_NO_IOVA_CONTIG);
-	if (mp == NULL)
-		return NULL;
-	rc = rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), NULL);
-	if (rc == 0) {
-		rte_pktmbuf_pool_init(mp, &priv);
-		rc = rte_mempool_populate_default(mp);
-		rc = rc < 0 ? rc : 0;
-	}
-	if (rc != 0) {
-		rte_mempool_free(mp);
-		rte_errno = -rc;
+	if (peer.addr == NULL)
+		return rte_pktmbuf_pool_create(name, n, cache, 0, data_room, socket);
+	if (npools == RTE_DIM(pools)) {
+		rte_errno = ENOSPC;
 		return NULL;
 	}
-	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
+	/* Data rooms back to back, a cache line each at least: no mbuf header
+	 * between them (the header is DPDK's heap, which no peer maps). */
+	ext.elt_size = (uint16_t)((data_room + RTE_CACHE_LINE_SIZE - 1) &
+				  ~(RTE_CACHE_LINE_SIZE - 1));
+	ext.buf_len = (size_t)n * ext.elt_size;
+	ext.buf_ptr = vf_mem_share_alloc(ext.buf_len, 4096, socket);
+	if (ext.buf_ptr == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	mp = rte_pktmbuf_pool_create_extbuf(name, n, cache, 0, data_room, socket, &ext, 1);
+	if (mp == NULL) {
+		int e = rte_errno;
+
+		vf_mem_share_free(ext.buf_ptr);
+		rte_errno = e;
+		return NULL;
+	}
+	pools[npools].mp = mp;
+	pools[npools].addr = ext.buf_ptr;
+	pools[npools].len = ext.buf_len;
+	npools++;
 	return mp;
 }
 
-int vf_mem_peer_socket(void)
+struct pool_chk {
+	const struct vf_mem_region *regs;
+	int n;
+	bool ok;
+};
+
+static void pool_chunk(struct rte_mempool *mp, void *arg, struct rte_mempool_memhdr *mh,
+		       unsigned int idx)
 {
-	return peer_socket;
+	struct pool_chk *c = arg;
+
+	(void)mp;
+	(void)idx;
+	if (vf_mem_find(c->regs, c->n, mh->addr, mh->len) == NULL)
+		c->ok = false;
+}
+
+bool vf_mem_pool_in(const struct vf_mem_region *regs, int n, struct rte_mempool *mp)
+{
+	struct pool_chk c = { regs, n, true };
+
+	if (mp == NULL)
+		return false;
+	for (unsigned int i = 0; i < npools; i++)
+		if (pools[i].mp == mp)
+			return vf_mem_find(regs, n, pools[i].addr, pools[i].len) != NULL;
+	/* Pinned buffers elsewhere: not ours to say where they lie. */
+	if (rte_pktmbuf_priv_flags(mp) & RTE_PKTMBUF_POOL_F_PINNED_EXT_BUF)
+		return false;
+	rte_mempool_mem_iter(mp, pool_chunk, &c);
+	return c.ok;
 }
 
 int vf_mem_regions(struct vf_mem_region *out, int max)
 {
 	struct walk_ctx c = { .out = out, .max = max };
 
-	if (peer_socket >= 0) {
+	if (peer.addr != NULL) {
 		if (max < 1)
 			return -E2BIG;
 		out[0] = peer;

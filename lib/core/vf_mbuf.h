@@ -2,30 +2,54 @@
 #ifndef VF_MBUF_H
 #define VF_MBUF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-/* Frees n mbufs.  When all are single-segment, unshared (refcnt 1), direct,
- * with no next, and from one pool (the common case on a forwarding path),
- * they go back with one mempool put, which skips the per-mbuf pre-free of
- * rte_pktmbuf_free_bulk(); otherwise that function does the general work. */
+/* Is m's buffer its own: not attached to another mbuf's (RTE_MBUF_CLONED),
+ * and either direct or pinned to it by its pool?  The pools whose data
+ * rooms are in the peer heap (vf_mem_pool_create) pin each room to its
+ * mbuf (DPDK's pinned external buffers, RTE_MBUF_F_EXTERNAL); no code of
+ * ours attaches a second mbuf to one (no rte_pktmbuf_clone/attach), so a
+ * pinned buffer's shared-info count is always 1 and is not read here. */
+static inline bool vf_mbuf_own_buf(const struct rte_mbuf *m)
+{
+	return !RTE_MBUF_CLONED(m) &&
+	       (!RTE_MBUF_HAS_EXTBUF(m) || RTE_MBUF_HAS_PINNED_EXTBUF(m));
+}
+
+/* Ours to write in place: its own buffer, referenced once. */
+static inline bool vf_mbuf_owned(const struct rte_mbuf *m)
+{
+	return rte_mbuf_refcnt_read(m) == 1 && vf_mbuf_own_buf(m);
+}
+
+/* Frees n mbufs.  When all are single-segment, unshared (refcnt 1), own
+ * their buffer, with no next, and from one pool (the common case on a
+ * forwarding path), they go back with one mempool put, which skips the
+ * per-mbuf pre-free of rte_pktmbuf_free_bulk(); otherwise that function
+ * does the general work. */
 static inline void vf_mbuf_free_bulk(struct rte_mbuf **pkts, unsigned int n)
 {
 	struct rte_mempool *mp;
+	uint64_t bad;
 	unsigned int i;
 
 	if (unlikely(n == 0))
 		return;
 	mp = pkts[0]->pool;
+	/* A pool's mbufs are all direct or all pinned: one test per burst. */
+	bad = RTE_MBUF_F_INDIRECT |
+	      ((rte_pktmbuf_priv_flags(mp) & RTE_PKTMBUF_POOL_F_PINNED_EXT_BUF) ? 0
+									 : RTE_MBUF_F_EXTERNAL);
 	for (i = 0; i < n; i++) {
 		const struct rte_mbuf *m = pkts[i];
 
 		if (unlikely(m->pool != mp || m->nb_segs != 1 || m->next != NULL ||
-			     rte_mbuf_refcnt_read(m) != 1 || RTE_MBUF_HAS_EXTBUF(m) ||
-			     RTE_MBUF_CLONED(m)))
+			     rte_mbuf_refcnt_read(m) != 1 || (m->ol_flags & bad)))
 			break;
 	}
 	if (likely(i == n))
@@ -49,7 +73,8 @@ static inline uint64_t vf_mbuf_rearm_word(uint16_t data_off, uint16_t port)
 static inline void vf_mbuf_init_len(struct rte_mbuf *m, uint64_t rearm, uint32_t len)
 {
 	memcpy(RTE_PTR_ADD(m, offsetof(struct rte_mbuf, rearm_data)), &rearm, sizeof(rearm));
-	m->ol_flags = 0;
+	/* As rte_pktmbuf_reset: a pinned buffer stays marked so. */
+	m->ol_flags &= RTE_MBUF_F_EXTERNAL;
 	m->packet_type = 0;
 	m->pkt_len = len;
 	m->data_len = (uint16_t)len;

@@ -178,8 +178,7 @@ static void recycle(struct vf_stream *fs, struct meas_tx *t, struct rte_mbuf **p
 		struct rte_mbuf *m = pkts[i];
 
 		if (likely(t->nspare < VF_MAX_BURST && m->pool == mp && m->nb_segs == 1 &&
-			   m->next == NULL && rte_mbuf_refcnt_read(m) == 1 &&
-			   RTE_MBUF_DIRECT(m) && !RTE_MBUF_HAS_EXTBUF(m)))
+			   m->next == NULL && vf_mbuf_owned(m)))
 			t->spare[t->nspare++] = m;
 		else
 			drop[nd++] = m;

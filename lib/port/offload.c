@@ -1,6 +1,7 @@
 /* Software checksum and TCP segmentation for transmit queues whose peer
  * does not take them (vf_offload.h). */
 #include "vf_offload.h"
+#include "vf_mbuf.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -334,7 +335,7 @@ uint16_t vf__ol_tx_sw(void *q, vf_ol_tx_fn tx, struct vf_ol_txq *ol,
 					} else {
 						kd = k == -ENOBUFS ? K_NOMBUF : K_BAD;
 					}
-				} else if (!RTE_MBUF_DIRECT(m) || rte_mbuf_refcnt_read(m) != 1) {
+				} else if (!vf_mbuf_owned(m)) {
 					kd = K_BAD;	/* not ours to write */
 				} else {
 					/* What the peer takes stays asked. */
