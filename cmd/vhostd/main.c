@@ -7,7 +7,7 @@
 
 #include "vf_app.h"
 #include "vf_devargs.h"
-#include "vf_ctlsock.h"
+#include "vf_ctlhandoff.h"
 #include "vf_log.h"
 #include "vf_port.h"
 #include "vhost/vhost_takeover.h"

@@ -14,26 +14,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/time.h>
-#include <sys/un.h>
-#include <unistd.h>
 
-#include "vf_ctl.h"
 #include "vf_log.h"
-#include "vhost_takeover.h"
 #include "vhost_takeover_wire.h"
-
-static const char *pending;
-
-void vf_vhost_takeover_expect(const char *ctl)
-{
-	pending = ctl;
-}
-
-const char *vf_vhost_takeover_pending(void)
-{
-	return pending;
-}
 
 /* One request through the front-end's path; fds are taken. */
 static int replay(struct vh_dev *dev, uint32_t req, const void *payload, uint32_t size,

@@ -13,8 +13,6 @@
  * up, the current front-end keeps the socket and the others are refused
  * (ctl_busy_rejects), as before. */
 #include "vhost_conn.h"
-#include "vhost_takeover.h"
-#include "vhost_takeover_wire.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -408,8 +406,44 @@ struct open_args {
 	char err[200];
 };
 
-/* The open devices, for a takeover (vhost_takeover_wire.h). */
+/* The open devices, for a takeover (vhost_conn_takeover.c). */
 static struct vh_dev *devs[VF_MAX_PORTS];
+static bool defer_listen;
+
+void vh_conn_defer_listen(bool on)
+{
+	defer_listen = on;
+}
+
+unsigned int vh_conn_devs(struct vh_dev **out, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < VF_MAX_PORTS && n < max; i++)
+		if (devs[i] && !devs[i]->closing)
+			out[n++] = devs[i];
+	return n;
+}
+
+int vh_conn_watch(struct vh_dev *dev, int fd, bool listening)
+{
+	return vf_ctl_add_fd(fd, listening ? on_accept : on_msg, dev);
+}
+
+void vh_conn_set(struct vh_dev *dev, int fd)
+{
+	set_conn(dev, fd);
+}
+
+bool vh_conn_peer_ok(struct vh_dev *dev, int fd)
+{
+	return peer_allowed(dev, fd, &dev->peer);
+}
+
+void vh_conn_drop(struct vh_dev *dev, const char *why)
+{
+	drop_conn(dev, why);
+}
 
 static void dev_register(struct vh_dev *dev, bool on)
 {
@@ -430,7 +464,7 @@ static void open_fn(void *arg)
 	dev_register(dev, true);
 	/* vhostd --takeover: the sockets come from the running daemon
 	 * (vh_conn_adopt); binding here would fail on its live socket. */
-	if (!dev->client && vf_vhost_takeover_pending()) {
+	if (!dev->client && defer_listen) {
 		dev->held = true;
 		return;
 	}
@@ -491,137 +525,3 @@ void vh_conn_close(struct vh_dev *dev)
 	vf_ctl_call(close_fn, dev);
 }
 
-/* ---- takeover (vhost_takeover.h); on the control thread ---------------- */
-
-unsigned int vh_conn_devs(struct vh_dev **out, unsigned int max)
-{
-	unsigned int n = 0;
-
-	for (unsigned int i = 0; i < VF_MAX_PORTS && n < max; i++)
-		if (devs[i] && !devs[i]->closing)
-			out[n++] = devs[i];
-	return n;
-}
-
-/* Old side: the quiescent point.  The cores leave the rings (positions
- * final: every buffer taken has been returned by the end of a burst) and
- * the sockets are no longer read, so what a front-end sends meanwhile
- * waits in the socket for whoever serves it next. */
-int vh_conn_pause(struct vh_dev *dev, char *why, size_t len)
-{
-	if (dev->client) {
-		snprintf(why, len, "%s: client mode (--client) is not handed over", dev->name);
-		return -1;
-	}
-	if (dev->rx.got > 0 || dev->nb_waiting > 0) {
-		snprintf(why, len, "%s: a front-end is mid-message or waiting; try again",
-			 dev->name);
-		return -1;
-	}
-	vh_dev_stop_rings(dev, -1, false);	/* no drain: the rest stays in the ring */
-	dev->held = true;
-	if (dev->listen_fd >= 0)
-		vf_ctl_del_fd(dev->listen_fd);
-	if (dev->conn_fd >= 0)
-		vf_ctl_del_fd(dev->conn_fd);
-	return 0;
-}
-
-/* Old side: the takeover failed; we serve on as before. */
-void vh_conn_resume(struct vh_dev *dev)
-{
-	if (dev->listen_fd >= 0 && vf_ctl_add_fd(dev->listen_fd, on_accept, dev) != 0)
-		VF_WARN("%s: cannot watch the listening socket again", dev->name);
-	if (dev->conn_fd >= 0 && vf_ctl_add_fd(dev->conn_fd, on_msg, dev) != 0)
-		drop_conn(dev, "cannot watch the connection");
-	dev->held = false;
-	vh_dev_update(dev);
-}
-
-/* Old side: the new daemon has it all; our copies go, nothing is said to
- * the front-end and the socket file stays (it is the new daemon's). */
-void vh_conn_handed(struct vh_dev *dev)
-{
-	dev->handed = true;
-	dev->closing = true;
-	if (dev->stall_timer > 0)
-		vf_ctl_del_timer(dev->stall_timer);
-	dev->stall_timer = -1;
-	close_fd(&dev->conn_fd);
-	close_fd(&dev->listen_fd);
-	vh_dev_disconnect(dev);		/* our mappings and fds; the rings stay held */
-}
-
-static bool is_unix_stream(int fd, int listening)
-{
-	int v;
-	socklen_t l = sizeof(v);
-
-	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &l) || v != AF_UNIX)
-		return false;
-	l = sizeof(v);
-	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &l) || v != SOCK_STREAM)
-		return false;
-	l = sizeof(v);
-	return !getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &l) && !!v == !!listening;
-}
-
-/* New side: the sockets of a device we take over; the rings stay held
- * until vh_conn_release.  Takes lfd and cfd (-1: none) whatever happens. */
-int vh_conn_adopt(struct vh_dev *dev, int lfd, int cfd, char *why, size_t len)
-{
-	if (!is_unix_stream(lfd, 1) || (cfd >= 0 && !is_unix_stream(cfd, 0))) {
-		snprintf(why, len, "%s: the sockets received are not unix stream sockets",
-			 dev->name);
-		goto fail;
-	}
-	/* The front-end passes our own allow lists too, as on accept. */
-	if (cfd >= 0 && !peer_allowed(dev, cfd, &dev->peer)) {
-		snprintf(why, len, "%s: %s", dev->name, dev->last_refused);
-		goto fail;
-	}
-	dev->held = true;
-	dev->listen_fd = lfd;
-	if (vf_ctl_add_fd(lfd, on_accept, dev) != 0) {
-		dev->listen_fd = -1;
-		snprintf(why, len, "%s: cannot watch the listening socket", dev->name);
-		goto fail;
-	}
-	if (cfd >= 0) {
-		set_conn(dev, cfd);	/* closes cfd on failure */
-		if (dev->conn_fd < 0) {
-			snprintf(why, len, "%s: cannot watch the connection", dev->name);
-			return -1;
-		}
-	}
-	return 0;
-fail:
-	close_fd(&lfd);
-	close_fd(&cfd);
-	return -1;
-}
-
-/* New side: the takeover failed; the sockets are the old daemon's again.
- * Nothing has run on the rings (held), nothing is said to the front-end. */
-void vh_conn_unadopt(struct vh_dev *dev)
-{
-	if (dev->listen_fd >= 0)
-		vf_ctl_del_fd(dev->listen_fd);
-	if (dev->conn_fd >= 0)
-		vf_ctl_del_fd(dev->conn_fd);
-	if (dev->stall_timer > 0)
-		vf_ctl_del_timer(dev->stall_timer);
-	dev->stall_timer = -1;
-	vh_rxmsg_reset(&dev->rx, true);
-	close_fd(&dev->conn_fd);
-	close_fd(&dev->listen_fd);
-	dev->handed = true;		/* the socket file is not ours */
-	vh_dev_disconnect(dev);
-}
-
-/* New side: the old daemon let go; our rings run. */
-void vh_conn_release(struct vh_dev *dev)
-{
-	dev->held = false;
-	vh_dev_update(dev);
-}

@@ -19,6 +19,7 @@
 
 #include "vf_ctl.h"
 #include "vf_log.h"
+#include "vhost_conn.h"
 #include "vhost_takeover.h"
 #include "vhost_takeover_wire.h"
 

@@ -19,8 +19,22 @@
 
 #include "vf_ctl.h"
 #include "vf_log.h"
+#include "vhost_conn.h"
 #include "vhost_takeover.h"
 #include "vhost_takeover_wire.h"
+
+static const char *pending;
+
+void vf_vhost_takeover_expect(const char *ctl)
+{
+	pending = ctl;
+	vh_conn_defer_listen(ctl != NULL);
+}
+
+const char *vf_vhost_takeover_pending(void)
+{
+	return pending;
+}
 
 struct adopt_job {
 	struct vh_dev *dev[VF_MAX_PORTS];

@@ -91,8 +91,7 @@ int vh_to_send(int fd, const void *buf, size_t len, const int *fds, int nfds);
 int vh_to_recv(int fd, void *buf, size_t len, int *fds, int maxfds, int *nfds);
 void vh_to_close_fds(int *fds, int n);
 
-/* vhost_conn.c: the devices, and their sockets across a takeover. */
-unsigned int vh_conn_devs(struct vh_dev **out, unsigned int max);
+/* vhost_conn_takeover.c: the devices' sockets across a takeover. */
 int vh_conn_pause(struct vh_dev *dev, char *why, size_t len);
 void vh_conn_resume(struct vh_dev *dev);
 void vh_conn_handed(struct vh_dev *dev);

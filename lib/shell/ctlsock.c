@@ -41,6 +41,7 @@
 #include "vf_log.h"
 #include "vf_session.h"
 #include "vf_shell_priv.h"
+#include "vf_ctlhandoff.h"
 
 #define OUT_LOW		(64u << 10)
 #define OUT_MAX		(4u << 20)
@@ -202,28 +203,6 @@ static void mon_add(struct client *c, const char *line, size_t len)
 		c->lost++;
 }
 
-static const char *handoff_word;
-static void (*handoff_fn)(int fd, void *arg);
-static void *handoff_arg;
-
-void vf_ctlsock_set_handoff(const char *word, void (*fn)(int fd, void *arg), void *arg)
-{
-	handoff_word = word;
-	handoff_fn = fn;
-	handoff_arg = arg;
-}
-
-/* The line's first word is the handoff's. */
-static bool is_handoff(const char *s, size_t n)
-{
-	size_t w = handoff_word ? strlen(handoff_word) : 0;
-
-	while (n && (*s == ' ' || *s == '\t'))
-		s++, n--;
-	return w && n >= w && !memcmp(s, handoff_word, w) &&
-	       (n == w || s[w] == ' ' || s[w] == '\t');
-}
-
 /* The line is the word "monitor" alone (blanks around it allowed). */
 static bool is_monitor(const char *s, size_t n)
 {
@@ -279,7 +258,7 @@ static void dispatch(struct client *c)
 		start_monitor(c);
 		return;
 	}
-	if (is_handoff(c->in, n)) {
+	if (vf__ctl_is_handoff(c->in, n)) {
 		int fd = c->fd;
 
 		/* Nothing may follow: the protocol after the line is binary. */
@@ -290,7 +269,7 @@ static void dispatch(struct client *c)
 		vf_ctl_del_fd(fd);
 		c->fd = -1;
 		client_free(c);
-		handoff_fn(fd, handoff_arg);
+		vf__ctl_handoff(fd);
 		return;
 	}
 	job = calloc(1, sizeof(*job));

@@ -33,11 +33,6 @@ int vf_ctlsock_check(const char *path, char *err, size_t len);
  * the socket file removed.  Call from the main thread, not holding the
  * session lock.  Does nothing when not serving. */
 void vf_ctlsock_stop(void);
-/* A line whose first word is `word` hands its connection to fn (on the
- * control thread, which fn must not hold up): the connection leaves the
- * control socket's care, fn owns the fd.  For a protocol of its own on an
- * already authorised connection (vhostd's takeover).  Before start. */
-void vf_ctlsock_set_handoff(const char *word, void (*fn)(int fd, void *arg), void *arg);
 /* The path served, or NULL. */
 const char *vf_ctlsock_path(void);
 

@@ -1,6 +1,6 @@
 """vhostd --takeover under traffic: the front-end never notices.
 
-    test_takeover.py split|packed [--long] [--takeovers N]
+    test_takeover.py split|packed [--long] [--takeovers N] [--rate PPS]
 
 Our nullgen (virtio_user port, measure mode) sends a paced stream through
 vhostd (mac mode, back to it) while new vhostd processes take the port over
@@ -111,17 +111,17 @@ def main():
     n = 10 if "--long" in args else 3
     if "--takeovers" in args:
         n = int(args[args.index("--takeovers") + 1])
+    rate = int(args[args.index("--rate") + 1]) if "--rate" in args else RATE
     d = vt.tmpdir()
     sock, ctl, ngctl = (os.path.join(d, f) for f in ("vh.sock", "vh.ctl", "ng.ctl"))
     ng, vhs, gaps = None, [], []
     try:
         vhs.append(gen(sock, ctl))
         vt.wait_for(lambda: os.path.exists(ctl), "vhostd's control socket")
-        duration = 4 + 2 * n
         vdev = "virtio_user,path=%s,queue_size=1024%s" % (
             sock, ",packed_vq=1" if kind == "packed" else "")
         ng = vt.Proc([NULLGEN, "-l", "0-1", "--port", vdev, "--fwd", "measure", "--rate",
-                      str(RATE), "--count", str(RATE * duration), "--drain-ms", "3000",
+                      str(rate), "--drain-ms", "1000",
                       "--json", "--ctl", ngctl], name="nullgen")
         vt.wait_for(lambda: os.path.exists(ngctl), "nullgen's control socket")
         forwarding(ctl, "traffic through vhostd")
@@ -158,7 +158,9 @@ def main():
             vt.expect_eq("takeover %d: front-end link_down_events, backend_connects" % (i + 1),
                          fe_counters(ngctl), before, [ng, new])
 
-        rc = ng.p.wait(timeout=duration + 60)
+        # SIGINT: nullgen stops sending and receives for --drain-ms more
+        xs = vfctl(ctl, "show port xstats 0 json")["ports"][0]["xstats"]
+        rc = ng.stop(signal.SIGINT, timeout=60)
         vt.expect_eq("nullgen's exit", rc, 0, [ng])
         lines = [l for l in ng.stdout().splitlines() if l.startswith("{")]
         total = json.loads(lines[-1])["measure"]["total"]
@@ -169,6 +171,8 @@ def main():
         s_out = sum(p["opackets"] for p in ports)
         print("vhostd generations (in/out): " +
               " ".join("%d/%d" % (p["ipackets"], p["opackets"]) for p in ports))
+        print("last vhostd's xstats: " + ", ".join(
+            "%s %d" % (k, v) for k, v in xs.items() if v and "ring_full" in k))
         print("nullgen: sent %d received %d lost %d dup %d, worst latency %.1f ms" % (
             total["sent"], total["received"], total["lost"], total["duplicates"],
             total["latency_us"]["max"] / 1000))
