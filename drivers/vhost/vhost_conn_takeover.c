@@ -9,11 +9,8 @@
 #include "vhost_conn.h"
 #include "vhost_takeover_wire.h"
 
-/* Old side: the quiescent point.  The cores leave the rings (positions
- * final: every buffer taken has been returned by the end of a burst) and
- * the sockets are no longer read, so what a front-end sends meanwhile
- * waits in the socket for whoever serves it next. */
-int vh_conn_pause(struct vh_dev *dev, char *why, size_t len)
+/* Old side: whether dev can be handed over now. */
+int vh_conn_pause_ok(const struct vh_dev *dev, char *why, size_t len)
 {
 	if (dev->client) {
 		snprintf(why, len, "%s: client mode (--client) is not handed over", dev->name);
@@ -24,13 +21,28 @@ int vh_conn_pause(struct vh_dev *dev, char *why, size_t len)
 			 dev->name);
 		return -1;
 	}
-	vh_dev_stop_rings(dev, -1, false);	/* no drain: the rest stays in the ring */
+	return 0;
+}
+
+/* Old side: the quiescent point, in two steps for all devices (the caller
+ * waits, vf_sync_wait(), after each).  Step 0 stops the rings we dequeue
+ * (the front-ends' transmit rings); a core in the middle of a pass still
+ * puts what it took on the receive rings, which run until step 1.  After
+ * it no frame is inside the daemon and the positions are final (every
+ * buffer taken has been returned by the end of a burst).  The sockets are
+ * no longer read: what a front-end sends meanwhile waits in the socket
+ * for whoever serves it next. */
+void vh_conn_pause(struct vh_dev *dev, int step)
+{
 	dev->held = true;
+	for (unsigned int i = step ? 0 : 1; i < 2u * dev->nb_qp; i += 2)
+		__atomic_store_n(&dev->vq[i].ready, false, __ATOMIC_RELEASE);
+	if (step == 0)
+		return;
 	if (dev->listen_fd >= 0)
 		vf_ctl_del_fd(dev->listen_fd);
 	if (dev->conn_fd >= 0)
 		vf_ctl_del_fd(dev->conn_fd);
-	return 0;
 }
 
 /* Old side: the takeover failed; we serve on as before. */

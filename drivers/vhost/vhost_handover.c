@@ -19,6 +19,7 @@
 
 #include "vf_ctl.h"
 #include "vf_log.h"
+#include "vf_sync.h"
 #include "vhost_conn.h"
 #include "vhost_takeover.h"
 #include "vhost_takeover_wire.h"
@@ -96,11 +97,16 @@ static void pause_all(void *arg)
 
 	s->ndev = vh_conn_devs(s->dev, VF_MAX_PORTS);
 	for (unsigned int i = 0; i < s->ndev; i++)
-		if (vh_conn_pause(s->dev[i], s->why, sizeof(s->why))) {
-			while (i--)
-				vh_conn_resume(s->dev[i]);
+		if (vh_conn_pause_ok(s->dev[i], s->why, sizeof(s->why)))
 			return;
-		}
+	/* Both steps for every device before the next, so that a frame one
+	 * vhost port took while another's receive ring still ran gets there
+	 * (io mode between two ports). */
+	for (int step = 0; step < 2; step++) {
+		for (unsigned int i = 0; i < s->ndev; i++)
+			vh_conn_pause(s->dev[i], step);
+		vf_sync_wait();
+	}
 	s->paused = true;
 }
 

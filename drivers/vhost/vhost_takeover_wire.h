@@ -92,7 +92,8 @@ int vh_to_recv(int fd, void *buf, size_t len, int *fds, int maxfds, int *nfds);
 void vh_to_close_fds(int *fds, int n);
 
 /* vhost_conn_takeover.c: the devices' sockets across a takeover. */
-int vh_conn_pause(struct vh_dev *dev, char *why, size_t len);
+int vh_conn_pause_ok(const struct vh_dev *dev, char *why, size_t len);
+void vh_conn_pause(struct vh_dev *dev, int step);
 void vh_conn_resume(struct vh_dev *dev);
 void vh_conn_handed(struct vh_dev *dev);
 int vh_conn_adopt(struct vh_dev *dev, int lfd, int cfd, char *why, size_t len);
