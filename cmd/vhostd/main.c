@@ -7,7 +7,10 @@
 
 #include "vf_app.h"
 #include "vf_devargs.h"
+#include "vf_ctlhandoff.h"
+#include "vf_log.h"
 #include "vf_port.h"
+#include "vhost/vhost_takeover.h"
 
 static const char *ifaces[VF_MAX_PORTS];
 static unsigned int nb_ifaces;
@@ -44,6 +47,31 @@ static int o_client(struct vf_app *app, const char *arg, char *err, size_t errle
 	return 0;
 }
 
+/* --takeover CTL: the sockets and rings of the vhostd at CTL become ours
+ * (drivers/vhost/vhost_takeover.h). */
+static int o_takeover(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	if (!*arg || strlen(arg) > 107) {
+		snprintf(err, errlen, "bad --takeover '%s': a control socket path of 1..107 "
+			 "characters", arg);
+		return -1;
+	}
+	vf_vhost_takeover_expect(arg);
+	app->ctl_later = true;	/* its path is the old daemon's until it exits */
+	return 0;
+}
+
+static int vhostd_before_service(struct vf_app *app)
+{
+	char err[512];
+
+	(void)app;
+	if (vf_vhost_takeover_run(err, sizeof(err)) == 0)
+		return 0;
+	VF_ERR("%s", err);
+	return -1;
+}
+
 static const struct vf_opt vhostd_opts[] = {
 	{ "iface", 0, "PATH", "vhost-user socket of one port (repeatable)",
 	  VF_COMP_FILE, NULL, o_iface },
@@ -51,6 +79,9 @@ static const struct vf_opt vhostd_opts[] = {
 	  VF_COMP_NONE, NULL, o_queues },
 	{ "client", 0, NULL, "connect to front-ends in server mode (retry every second) "
 	  "instead of listening", VF_COMP_NONE, NULL, o_client },
+	{ "takeover", 0, "CTL", "take the ports over from the vhostd serving control socket "
+	  "CTL, without the front-ends noticing (same --iface list; see vhostd(8))",
+	  VF_COMP_FILE, NULL, o_takeover },
 	VF_OPTS_ACCESS("mode of the --iface socket files (default 0660)",
 		       "group (name or gid) of the --iface socket files",
 		       "only front-ends of these users (NAME|UID, ':'-separated)",
@@ -103,9 +134,12 @@ static const struct vf_tool vhostd_tool = {
 	.opts = vhostd_opts,
 	.finish = vhostd_finish,
 	.default_ctl = "/run/vhostd.ctl",
+	.before_service = vhostd_before_service,
 };
 
 int main(int argc, char **argv)
 {
+	/* Any running vhostd may be taken over through its control socket. */
+	vf_ctlsock_set_handoff(VF_TAKEOVER_WORD, vf_vhost_takeover_serve, NULL);
 	return vf_app_main(&vhostd_tool, argc, argv);
 }

@@ -406,6 +406,54 @@ struct open_args {
 	char err[200];
 };
 
+/* The open devices, for a takeover (vhost_conn_takeover.c). */
+static struct vh_dev *devs[VF_MAX_PORTS];
+static bool defer_listen;
+
+void vh_conn_defer_listen(bool on)
+{
+	defer_listen = on;
+}
+
+unsigned int vh_conn_devs(struct vh_dev **out, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < VF_MAX_PORTS && n < max; i++)
+		if (devs[i] && !devs[i]->closing)
+			out[n++] = devs[i];
+	return n;
+}
+
+int vh_conn_watch(struct vh_dev *dev, int fd, bool listening)
+{
+	return vf_ctl_add_fd(fd, listening ? on_accept : on_msg, dev);
+}
+
+void vh_conn_set(struct vh_dev *dev, int fd)
+{
+	set_conn(dev, fd);
+}
+
+bool vh_conn_peer_ok(struct vh_dev *dev, int fd)
+{
+	return peer_allowed(dev, fd, &dev->peer);
+}
+
+void vh_conn_drop(struct vh_dev *dev, const char *why)
+{
+	drop_conn(dev, why);
+}
+
+static void dev_register(struct vh_dev *dev, bool on)
+{
+	for (unsigned int i = 0; i < VF_MAX_PORTS; i++)
+		if (on ? devs[i] == NULL : devs[i] == dev) {
+			devs[i] = on ? dev : NULL;
+			return;
+		}
+}
+
 static void open_fn(void *arg)
 {
 	struct open_args *a = arg;
@@ -413,7 +461,13 @@ static void open_fn(void *arg)
 
 	dev->drop = drop_cb;
 	dev->drain_max_us = 500000;
-
+	dev_register(dev, true);
+	/* vhostd --takeover: the sockets come from the running daemon
+	 * (vh_conn_adopt); binding here would fail on its live socket. */
+	if (!dev->client && defer_listen) {
+		dev->held = true;
+		return;
+	}
 	if (!dev->client) {
 		a->rc = listen_on(dev, a->err, sizeof(a->err));
 		return;
@@ -449,6 +503,7 @@ static void close_fn(void *arg)
 	struct vh_dev *dev = arg;
 
 	dev->closing = true;
+	dev_register(dev, false);
 	if (dev->timer_id > 0) {
 		vf_ctl_del_timer(dev->timer_id);
 		dev->timer_id = 0;
@@ -459,7 +514,8 @@ static void close_fn(void *arg)
 		vf_ctl_del_fd(dev->listen_fd);
 		close(dev->listen_fd);
 		dev->listen_fd = -1;
-		unlink(dev->path);
+		if (!dev->handed)
+			unlink(dev->path);
 	}
 	vh_dev_disconnect(dev);
 }
@@ -468,3 +524,4 @@ void vh_conn_close(struct vh_dev *dev)
 {
 	vf_ctl_call(close_fn, dev);
 }
+

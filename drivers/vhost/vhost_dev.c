@@ -107,7 +107,7 @@ void vh_dev_init(struct vh_dev *dev, const char *name, uint16_t nb_qp)
 
 static bool vq_should_run(const struct vh_dev *dev, const struct vh_vq *vq)
 {
-	if (!dev->features_set || !dev->mem.nregions || !vq->num_set ||
+	if (dev->held || !dev->features_set || !dev->mem.nregions || !vq->num_set ||
 	    !vq->addr_ok || !vq->kick_set || !vq->call_set || !vq->enabled)
 		return false;
 	/* With STATUS the device starts at DRIVER_OK (pitfall 5). */

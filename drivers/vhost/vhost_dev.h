@@ -107,6 +107,11 @@ struct vh_dev {
 	unsigned int retry_ms;	/* client: reconnect-ms */
 	uint64_t connect_attempts;	/* client: failed since the last connection */
 	bool closing;
+	/* Takeover (vhost_takeover.h): the rings stay stopped while set (a
+	 * daemon handing its devices over, or one taking them); handed: the
+	 * sockets are another process's now, the socket file is not ours to
+	 * remove. */
+	bool held, handed;
 	struct vf_access access;	/* allow-uid/gid, socket-mode/group */
 	struct vf_peer peer;		/* the front-end let in last */
 	uint64_t peer_rejects;		/* connections refused: peer not allowed */

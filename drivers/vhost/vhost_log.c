@@ -4,6 +4,8 @@
 #include "vhost_log.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +89,9 @@ int vh_log_map(struct vh_log **out, int fd, uint64_t size, uint64_t offset,
 	l->map_len = (size_t)end;
 	l->bits = (uint8_t *)base + offset;
 	l->size = size;
+	l->offset = offset;
+	/* Kept for a takeover (vhost_takeover.h); -1: the log works without. */
+	l->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	*out = l;
 	return 0;
 }
@@ -97,6 +102,8 @@ void vh_log_free(struct vh_log *l)
 		return;
 	vf_peermem_unregister(l->pm);
 	munmap(l->map_base, l->map_len);
+	if (l->fd >= 0)
+		close(l->fd);
 	free(l);
 }
 

@@ -27,6 +27,8 @@ struct vh_log {
 	void *map_base;
 	size_t map_len;
 	int pm;			/* vf_peermem handle, 0: none */
+	int fd;			/* our copy of the fd (takeover), -1: none */
+	uint64_t offset;	/* mmap_offset as received */
 };
 
 extern const struct vh_log vh_log_none;

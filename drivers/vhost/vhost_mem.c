@@ -3,6 +3,8 @@
 #include "vhost_mem.h"
 
 #include <errno.h>
+#include <unistd.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -78,11 +80,21 @@ static int map_all(struct vh_mem *out, const struct vhost_user_mem_table *t,
 			snprintf(why, whylen, "region %u: mmap: %s", i, strerror(-rc));
 			return rc == -ENOMEM ? -ENOMEM : -EINVAL;
 		}
+		/* Kept for a takeover (vhost_takeover.h): a new daemon maps
+		 * the same file; one fd per region is within our budget. */
+		int keep = fcntl(fds[i], F_DUPFD_CLOEXEC, 0);
+
+		if (keep < 0) {
+			munmap(base, map_len);
+			snprintf(why, whylen, "region %u: dup: %s", i, strerror(errno));
+			return -ENOMEM;
+		}
 		out->r[i] = (struct vh_mem_reg){
 			.gpa = r->guest_phys_addr, .size = r->memory_size,
 			.uva = r->userspace_addr,
 			.host = (uint8_t *)base + r->mmap_offset,
 			.map_base = base, .map_len = map_len, .sealed = sealed,
+			.fd = keep, .mmap_offset = r->mmap_offset,
 		};
 		out->nregions = i + 1;
 	}
@@ -106,6 +118,8 @@ void vh_mem_unmap(struct vh_mem *m)
 		vf_peermem_unregister(m->r[i].pm);
 		if (m->r[i].map_base)
 			munmap(m->r[i].map_base, m->r[i].map_len);
+		if (m->r[i].map_base && m->r[i].fd >= 0)
+			close(m->r[i].fd);
 	}
 	memset(m, 0, sizeof(*m));
 }

@@ -19,6 +19,8 @@ struct vh_mem_reg {
 	size_t map_len;
 	bool sealed;		/* the file cannot shrink (F_SEAL_SHRINK) */
 	int pm;			/* peer mapping handle (vf_peermem), 0: none */
+	int fd;			/* our copy of the region's fd, for a takeover */
+	uint64_t mmap_offset;	/* as received */
 };
 
 struct vh_mem {

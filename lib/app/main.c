@@ -398,7 +398,7 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 	if (app->ses.search.on && app->ctl_path[0])
 		return usage_error(tool, "--ctl is not served during --search: the search drives the engine itself");
 	/* before anything starts: a --ctl in use fails the run at once */
-	if (app->ctl_path[0] && vf_ctlsock_check(app->ctl_path, err, sizeof(err))) {
+	if (app->ctl_path[0] && !app->ctl_later && vf_ctlsock_check(app->ctl_path, err, sizeof(err))) {
 		fprintf(stderr, "%s: --ctl: %s\n", tool->name, err);
 		return 1;
 	}

@@ -99,6 +99,8 @@ int vf__app_service_start(struct vf_app *app)
 
 	if (started)
 		return 0;
+	if (app->tool->before_service && app->tool->before_service(app))
+		return -1;
 	if (ctl_start(app))
 		return -1;
 	started = true;

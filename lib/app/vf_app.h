@@ -66,6 +66,9 @@ struct vf_tool {
 	/* Control socket served without --ctl (NULL: none); when it cannot
 	 * be had, the tool warns and runs without. */
 	const char *default_ctl;
+	/* Optional: once the ports are open, before the control socket is
+	 * served (vhostd --takeover).  Non-zero: the run ends with status 1. */
+	int (*before_service)(struct vf_app *app);
 };
 
 /* The main's own state: the tool, what only the command line sets (the
@@ -88,6 +91,9 @@ struct vf_app {
 	/* control socket (--ctl, --ctl-mode, --ctl-group; service.c) */
 	char ctl_path[108];		/* "" and ctl_given: --ctl none */
 	bool ctl_given;
+	/* The control socket's path may be in use until before_service
+	 * (vhostd --takeover: the running daemon's); not checked at start. */
+	bool ctl_later;
 	struct vf_access ctl_access;	/* mode and group given, if any */
 	char event_file[512];		/* --event-file, "": none */
 };

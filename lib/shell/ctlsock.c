@@ -41,6 +41,7 @@
 #include "vf_log.h"
 #include "vf_session.h"
 #include "vf_shell_priv.h"
+#include "vf_ctlhandoff.h"
 
 #define OUT_LOW		(64u << 10)
 #define OUT_MAX		(4u << 20)
@@ -255,6 +256,20 @@ static void dispatch(struct client *c)
 	}
 	if (is_monitor(c->in, n)) {
 		start_monitor(c);
+		return;
+	}
+	if (vf__ctl_is_handoff(c->in, n)) {
+		int fd = c->fd;
+
+		/* Nothing may follow: the protocol after the line is binary. */
+		if (c->in_len != used || c->out_len != c->out_off) {
+			proto_error(c, "nothing may follow the line");
+			return;
+		}
+		vf_ctl_del_fd(fd);
+		c->fd = -1;
+		client_free(c);
+		vf__ctl_handoff(fd);
 		return;
 	}
 	job = calloc(1, sizeof(*job));
