@@ -319,13 +319,7 @@ static uint16_t enq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n
 		*bytes += m->pkt_len;
 		shadow_add(vq, sh, true, ids[i], vq->hdr_len + m->pkt_len, 1);
 	}
-	{
-		const struct vh_log *lg = __atomic_load_n(&vq->dirty_log, __ATOMIC_ACQUIRE);
-
-		if (unlikely(lg != NULL))
-			for (i = 0; i < cnt; i++)
-				vh_log_host(vq, lg, dst[i], vq->hdr_len + pkts[i]->pkt_len);
-	}
+	vh_log_simple_rx_if(vq, dst, pkts, cnt);
 	vq->last_avail = slot;
 	vq->avail_wrap = wrap;
 	return cnt;
@@ -473,12 +467,7 @@ static int enqueue_one(struct vh_vq *vq, struct rte_mbuf *m, struct pk_shadow *s
 	}
 
 	vh_copy_rx_chain(vq, &c, m, nb);
-	{
-		const struct vh_log *lg = __atomic_load_n(&vq->dirty_log, __ATOMIC_ACQUIRE);
-
-		if (unlikely(lg != NULL))
-			vh_log_chain(vq, lg, &c, need);
-	}
+	vh_log_chain_if(vq, &c, need);
 
 	/* Keep a packet's buffers in one flush: its first buffer is then
 	 * published after the others. */

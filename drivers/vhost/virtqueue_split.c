@@ -286,12 +286,7 @@ static int enqueue_one(struct vh_vq *vq, struct rte_mbuf *m, uint16_t avail_idx,
 	}
 
 	vh_copy_rx_chain(vq, &c, m, nb);
-	{
-		const struct vh_log *lg = __atomic_load_n(&vq->dirty_log, __ATOMIC_ACQUIRE);
-
-		if (unlikely(lg != NULL))
-			vh_log_chain(vq, lg, &c, need);
-	}
+	vh_log_chain_if(vq, &c, need);
 
 	uint32_t left = need;
 	uint16_t u = *used_idx;
@@ -364,13 +359,7 @@ static uint16_t enqueue_simple(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_
 		*bytes += m->pkt_len;
 		u++;
 	}
-	{
-		const struct vh_log *lg = __atomic_load_n(&vq->dirty_log, __ATOMIC_ACQUIRE);
-
-		if (unlikely(lg != NULL))
-			for (i = 0; i < nb; i++)
-				vh_log_host(vq, lg, dst[i], vq->hdr_len + pkts[i]->pkt_len);
-	}
+	vh_log_simple_rx_if(vq, dst, pkts, nb);
 	vq->last_avail = (uint16_t)(vq->last_avail + nb);
 	*used_idx = u;
 	return nb;

@@ -1,8 +1,9 @@
 /* Pieces both ring layouts share on the data path: the chain and cursor
  * helpers of the walks and copies, the drain acknowledgement, the call
- * eventfd, the simple-buffer checks and copies of the fast paths, and the
- * copy of a packet into a writable chain.  Included by virtqueue_split.c
- * and virtqueue_packed.c only (static inline: one copy each, no calls). */
+ * eventfd, the simple-buffer checks and copies of the fast paths, the copy
+ * of a packet into a writable chain, and the dirty-log marks after those
+ * copies.  Included by virtqueue_split.c and virtqueue_packed.c only
+ * (static inline: one copy each, no calls). */
 #ifndef VH_VQ_SHARED_H
 #define VH_VQ_SHARED_H
 
@@ -15,6 +16,7 @@
 
 #include "vf_ctr.h"
 #include "vf_sync.h"
+#include "vhost_log.h"
 #include "vhost_mem.h"
 #include "vhost_offload.h"
 #include "vq_types.h"
@@ -220,6 +222,29 @@ static inline void vh_copy_rx_chain(const struct vh_vq *vq, const struct vh_chai
 	vh_cursor_write(&cu, &hdr, vq->hdr_len);
 	for (const struct rte_mbuf *s = m; s; s = s->next)
 		vh_cursor_write(&cu, rte_pktmbuf_mtod(s, const void *), s->data_len);
+}
+
+/* Live migration: after the general path copied len bytes into c, their
+ * pages are marked dirty, when the front-end set a log (the acquire pairs
+ * with the release that publishes it). */
+static inline void vh_log_chain_if(struct vh_vq *vq, const struct vh_chain *c, uint64_t len)
+{
+	const struct vh_log *lg = __atomic_load_n(&vq->dirty_log, __ATOMIC_ACQUIRE);
+
+	if (unlikely(lg != NULL))
+		vh_log_chain(vq, lg, c, len);
+}
+
+/* The same after a fast path copied header and pkts[i] into the single
+ * buffers dst[i], for i < n. */
+static inline void vh_log_simple_rx_if(struct vh_vq *vq, uint8_t *const *dst,
+				       struct rte_mbuf *const *pkts, uint16_t n)
+{
+	const struct vh_log *lg = __atomic_load_n(&vq->dirty_log, __ATOMIC_ACQUIRE);
+
+	if (unlikely(lg != NULL))
+		for (uint16_t i = 0; i < n; i++)
+			vh_log_host(vq, lg, dst[i], vq->hdr_len + pkts[i]->pkt_len);
 }
 
 #endif

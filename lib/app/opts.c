@@ -73,6 +73,18 @@ static int set_str(char *dst, size_t len, const char *arg, const char *what,
 	return 0;
 }
 
+/* A number in lo..hi for the option what into *v: 0, or -1 with err
+ * saying what is accepted (expect). */
+static int set_double(double *v, double lo, double hi, const char *arg, const char *what,
+		      const char *expect, char *err, size_t errlen)
+{
+	if (vf_parse_double(arg, lo, hi, v)) {
+		snprintf(err, errlen, "bad %s '%s': expected %s", what, arg, expect);
+		return -1;
+	}
+	return 0;
+}
+
 #define U(field, lo, hi, what) do {					\
 		uint64_t v_;						\
 		if (vf_parse_u64(arg, lo, hi, &v_)) {			\
@@ -186,11 +198,8 @@ static int o_pcap(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { return set_str(app->ses.pcap_file, sizeof(app->ses.pcap_file), arg, "--pcap", err, errlen); }
 static int o_speed(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
-	if (vf_parse_double(arg, 0.001, 1e6, &app->ses.fwd.replay_speed)) {
-		snprintf(err, errlen, "bad --speed '%s': expected a factor in 0.001..1000000 (2: twice as fast)", arg);
-		return -1;
-	}
-	return 0;
+	return set_double(&app->ses.fwd.replay_speed, 0.001, 1e6, arg, "--speed",
+			  "a factor in 0.001..1000000 (2: twice as fast)", err, errlen);
 }
 static int o_loop(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { U(fwd.replay_loops, 0, UINT64_MAX, "--loop"); return 0; }
@@ -246,20 +255,14 @@ static int o_verbose(struct vf_app *app, const char *arg, char *err, size_t errl
 
 static int o_duration(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
-	if (vf_parse_double(arg, 0.001, 1e9, &app->ses.duration)) {
-		snprintf(err, errlen, "bad --duration '%s': expected seconds > 0", arg);
-		return -1;
-	}
-	return 0;
+	return set_double(&app->ses.duration, 0.001, 1e9, arg, "--duration", "seconds > 0",
+			  err, errlen);
 }
 
 static int o_stats_period(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
-	if (vf_parse_double(arg, 0.01, 1e6, &app->ses.stats_period)) {
-		snprintf(err, errlen, "bad --stats-period '%s': expected seconds >= 0.01", arg);
-		return -1;
-	}
-	return 0;
+	return set_double(&app->ses.stats_period, 0.01, 1e6, arg, "--stats-period",
+			  "seconds >= 0.01", err, errlen);
 }
 
 
@@ -341,10 +344,9 @@ static int o_hist_file(struct vf_app *app, const char *arg, char *err, size_t er
 
 static int o_max_loss(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
-	if (vf_parse_double(arg, 0, 1, &app->ses.limits.max_loss)) {
-		snprintf(err, errlen, "bad --max-loss '%s': expected a ratio in 0..1 (0.001 = 0.1%%)", arg);
+	if (set_double(&app->ses.limits.max_loss, 0, 1, arg, "--max-loss",
+		       "a ratio in 0..1 (0.001 = 0.1%)", err, errlen))
 		return -1;
-	}
 	app->ses.limits.has_loss = true;
 	return 0;
 }
@@ -391,11 +393,8 @@ static int o_pdr_loss(struct vf_app *app, const char *arg, char *err, size_t err
 {
 	search_only(app, "--pdr-loss");
 	app->ses.search.pdr_loss_given = true;
-	if (vf_parse_double(arg, 0, 0.5, &app->ses.search.pdr_loss)) {
-		snprintf(err, errlen, "bad --pdr-loss '%s': expected a ratio in 0..0.5 (default 0.005)", arg);
-		return -1;
-	}
-	return 0;
+	return set_double(&app->ses.search.pdr_loss, 0, 0.5, arg, "--pdr-loss",
+			  "a ratio in 0..0.5 (default 0.005)", err, errlen);
 }
 
 static int o_min_rate(struct vf_app *app, const char *arg, char *err, size_t errlen)
@@ -413,21 +412,15 @@ static int o_max_rate(struct vf_app *app, const char *arg, char *err, size_t err
 static int o_trial(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
 	search_only(app, "--trial");
-	if (vf_parse_double(arg, 0.05, 3600, &app->ses.search.trial)) {
-		snprintf(err, errlen, "bad --trial '%s': expected seconds in 0.05..3600", arg);
-		return -1;
-	}
-	return 0;
+	return set_double(&app->ses.search.trial, 0.05, 3600, arg, "--trial",
+			  "seconds in 0.05..3600", err, errlen);
 }
 
 static int o_precision(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
 	search_only(app, "--precision");
-	if (vf_parse_double(arg, 0.0001, 0.5, &app->ses.search.precision)) {
-		snprintf(err, errlen, "bad --precision '%s': expected a ratio in 0.0001..0.5 (default 0.005)", arg);
-		return -1;
-	}
-	return 0;
+	return set_double(&app->ses.search.precision, 0.0001, 0.5, arg, "--precision",
+			  "a ratio in 0.0001..0.5 (default 0.005)", err, errlen);
 }
 
 static int o_search_method(struct vf_app *app, const char *arg, char *err, size_t errlen)
@@ -472,11 +465,8 @@ static int o_search_sizes(struct vf_app *app, const char *arg, char *err, size_t
 
 static int o_warmup(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
-	if (vf_parse_double(arg, 0.01, 3600, &app->ses.warmup)) {
-		snprintf(err, errlen, "bad --warmup '%s': expected seconds in 0.01..3600", arg);
-		return -1;
-	}
-	return 0;
+	return set_double(&app->ses.warmup, 0.01, 3600, arg, "--warmup", "seconds in 0.01..3600",
+			  err, errlen);
 }
 
 const struct vf_opt vf_common_opts[] = {

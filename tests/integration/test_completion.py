@@ -1,36 +1,11 @@
 """Bash completion: source the installed script in a real bash, ask for
 completions the way bash does, check the answers."""
 import os
-import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from vftest import BUILD, SOURCE, check, fail  # noqa: E402
-
-bash = shutil.which("bash")
-check(bash, "bash not found")
-bc = "/usr/share/bash-completion/bash_completion"
-
-
-def complete(tool, line, func="_vf_complete"):
-    """COMPREPLY for the command line `line` (cursor at the end)."""
-    script = f"""
-[ -r {bc} ] && . {bc}
-. {SOURCE}/completions/{tool}
-export PATH={BUILD}/cmd/{tool}:$PATH
-COMP_LINE={line!r}
-COMP_POINT=${{#COMP_LINE}}
-eval "COMP_WORDS=($COMP_LINE)"
-[[ "$COMP_LINE" == *" " ]] && COMP_WORDS+=("")
-COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 ))
-{func}
-printf '%s\\n' "${{COMPREPLY[@]}}"
-"""
-    r = subprocess.run([bash, "-c", script], capture_output=True, text=True, timeout=30)
-    if r.returncode != 0:
-        fail(f"bash failed: {r.stderr}")
-    return [x for x in r.stdout.splitlines() if x]
+from bashcomp import complete  # noqa: E402
+from vftest import check  # noqa: E402
 
 
 got = complete("vfwd", "vfwd --f")

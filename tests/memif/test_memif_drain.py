@@ -18,21 +18,9 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from memif_util import Ours, Proc, TestPmd, binary, check, sock_name, wait_for  # noqa: E402
+from memif_util import Ours, Proc, TestPmd, check, sock_name, wait_for  # noqa: E402
 import vftest  # noqa: E402
-
-LONG = "--long" in sys.argv or os.environ.get("VF_LONG") == "1"
-RUNS = 20 if LONG else 5
-only = [a for a in sys.argv[1:] if not a.startswith("--")]
-totals = {}
-
-
-def oneshot(spec, dur="0.3"):
-    """Our one-shot sender on forwarding core 0; its final opackets."""
-    r = vftest.run([binary("vfwd"), "-l", "0-1", "--main-lcore", "1", "--port", spec,
-                    "--fwd", "txonly", "--duration", dur, "--json"], timeout=60)
-    check(r.returncode == 0, f"sender exit {r.returncode}: {r.stderr[-2000:]}")
-    return vftest.port(vftest.final_stats(r.stdout), 0)["opackets"]
+from drain_skeleton import RUNS, oneshot, record, run_cases  # noqa: E402
 
 
 def receiver(role, name, zc="no"):
@@ -46,16 +34,6 @@ def receiver(role, name, zc="no"):
 def settle(r, state):
     r.wait_state(state)
     return r.stats()["ipackets"]
-
-
-def record(case, sent, got):
-    t = totals.setdefault(case, [0, 0, 0])
-    t[0] += 1
-    t[1] += sent
-    t[2] += got
-    check(sent > 0, f"{case}: nothing sent")
-    check(got == sent, f"{case} run {t[0]}: sent {sent}, received {got} ({sent - got} lost)")
-    print(f"{case} run {t[0]}: {sent} sent and received", flush=True)
 
 
 def case_ours_client(zc):
@@ -152,9 +130,4 @@ cases = {
     "dpdk_client_zc": lambda: case_dpdk_client("yes"),
     "dpdk_server": case_dpdk_server,
 }
-for k, fn in cases.items():
-    if not only or k in only:
-        fn()
-for k, (n, s, g) in totals.items():
-    print(f"{k}: {n} runs, sent {s}, received {g}")
-print("ok")
+run_cases(cases)

@@ -16,7 +16,6 @@
    with no loss, asleep most of the time.
 4. Prometheus carries the sleep counters.
 """
-import json
 import os
 import sys
 import tempfile
@@ -26,26 +25,12 @@ sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "integration"))
 import vftest  # noqa: E402
 from memif_util import Ours, TestPmd, check, sock_name, wait_for  # noqa: E402
-
-NG = [vftest.binary("nullgen"), "-l", "0-1", "--main-lcore", "1", "--json"]
+import rx_mode_common  # noqa: E402
+from rx_mode_common import cpu_over, stream_json  # noqa: E402
 
 
 def measure(port, args, timeout=60):
-    r = vftest.run(NG + ["--port", port, "--fwd", "measure"] + args, timeout=timeout)
-    objs = [json.loads(ln) for ln in r.stdout.splitlines() if ln.startswith("{")]
-    check(r.returncode == 0 and objs, f"nullgen {args}: exit {r.returncode}\n{r.stderr[-2000:]}")
-    m = objs[-1]["measure"]["streams"][0]
-    return m
-
-
-def stream_json(tool):
-    return tool.query("show fwd stats all json")["streams"][0]
-
-
-def cpu_s(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        v = f.read().rsplit(")", 1)[1].split()
-    return (int(v[11]) + int(v[12])) / os.sysconf("SC_CLK_TCK")
+    return rx_mode_common.measure(port, args, timeout=timeout)
 
 
 def sparse_and_bursts(label, port):
@@ -98,12 +83,6 @@ cp = Ours("vfwd", ["--port", f"memif,role=client,socket={name_p}", "--fwd", "rxo
 for t in (ada, pol):
     t.wait_state("connected")
 check(pol.info()["rx_mode"] == "poll", f"default rx mode: {pol.info()}")
-
-
-def cpu_over(procs, sec=2.0):
-    a = [cpu_s(p.pid()) for p in procs]
-    time.sleep(sec)
-    return [cpu_s(p.pid()) - x for p, x in zip(procs, a)]
 
 
 u_ada, u_pol = cpu_over([ada, pol])

@@ -2,12 +2,11 @@
 with one line naming the key and what is accepted; bash completion comes
 from the binary's own tables."""
 import os
-import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "integration"))
-from vftest import BUILD, SOURCE, binary, check, run  # noqa: E402
+from bashcomp import complete as bash_complete  # noqa: E402
+from vftest import binary, check, run  # noqa: E402
 
 memifctl = binary("memifctl")
 vfwd = binary("vfwd")
@@ -41,26 +40,9 @@ r = run([vfwd, "--port", "memif,role=server,socket=@vft-zc,zero-copy=yes", "--du
         timeout=60)
 check(r.returncode == 0 and "ignored for role=server" in r.stderr, f"{r.stderr}")
 
-bash = shutil.which("bash")
-bc = "/usr/share/bash-completion/bash_completion"
-
 
 def complete(line):
-    script = f"""
-[ -r {bc} ] && . {bc}
-. {SOURCE}/completions/memifctl
-export PATH={BUILD}/cmd/memifctl:$PATH
-COMP_LINE={line!r}
-COMP_POINT=${{#COMP_LINE}}
-eval "COMP_WORDS=($COMP_LINE)"
-[[ "$COMP_LINE" == *" " ]] && COMP_WORDS+=("")
-COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 ))
-_vf_complete
-printf '%s\\n' "${{COMPREPLY[@]}}"
-"""
-    r = subprocess.run([bash, "-c", script], capture_output=True, text=True, timeout=30)
-    check(r.returncode == 0, f"bash: {r.stderr}")
-    return [x for x in r.stdout.splitlines() if x]
+    return bash_complete("memifctl", line)
 
 
 got = complete("memifctl --ro")

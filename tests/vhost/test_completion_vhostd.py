@@ -1,38 +1,15 @@
 """vhostd's bash completion in a real bash: its own options, the common
 ones, and the vhost driver's devargs keys."""
 import os
-import shutil
-import subprocess
 import sys
 
-BUILD = os.environ.get("VF_BUILD", os.path.join(os.path.dirname(__file__), "..", "..", "build"))
-SOURCE = os.environ.get("VF_SOURCE", os.path.join(os.path.dirname(__file__), "..", ".."))
-BC = "/usr/share/bash-completion/bash_completion"
-
-
-def fail(msg):
-    print("FAIL: " + msg, file=sys.stderr)
-    sys.exit(1)
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "integration"))
+from bashcomp import complete as bash_complete  # noqa: E402
+from vftest import fail  # noqa: E402
 
 
 def complete(line):
-    script = f"""
-[ -r {BC} ] && . {BC}
-. {SOURCE}/completions/vhostd
-export PATH={BUILD}/cmd/vhostd:$PATH
-COMP_LINE={line!r}
-COMP_POINT=${{#COMP_LINE}}
-eval "COMP_WORDS=($COMP_LINE)"
-[[ "$COMP_LINE" == *" " ]] && COMP_WORDS+=("")
-COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 ))
-_vf_complete
-printf '%s\\n' "${{COMPREPLY[@]}}"
-"""
-    r = subprocess.run([shutil.which("bash"), "-c", script], capture_output=True, text=True,
-                       timeout=30)
-    if r.returncode != 0:
-        fail("bash failed: " + r.stderr)
-    return [x for x in r.stdout.splitlines() if x]
+    return bash_complete("vhostd", line)
 
 
 got = complete("vhostd --if")

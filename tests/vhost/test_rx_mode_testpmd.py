@@ -20,7 +20,6 @@ Each: sparse frames (1000 pps), single frames at random gaps around the
 adaptive idle threshold, and bursts after idle all come back, none held
 for the sleep's timeout; in interrupt and adaptive mode the core under
 test slept."""
-import json
 import os
 import sys
 import time
@@ -30,13 +29,13 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "memif"))
 from memif_util import Ours, Proc, check, wait_for  # noqa: E402
 import vftest  # noqa: E402
+import rx_mode_common  # noqa: E402
 
 PACKED = sys.argv[1:] == ["packed"]
 # rings of 1024 (ours and testpmd's virtio_user): a loaded machine's stalls
 # delay frames rather than overflow a ring
 RING = ",queue_size=1024" + (",packed_vq=1" if PACKED else "")
 kind = "packed" if PACKED else "split"
-NG = [vftest.binary("nullgen"), "-l", "0-1", "--main-lcore", "1", "--json"]
 D = vftest.tmpdir()
 
 
@@ -64,11 +63,7 @@ def measure(port, args, timeout=60):
     # 0.2 s of warm-up, not counted: DPDK's net_vhost lets its queues
     # carry frames only once its callbacks for each ring have run, which
     # may be after our front-end saw the link up
-    r = vftest.run(NG + ["--port", port, "--fwd", "measure", "--drain-ms", "1000",
-                         "--warmup", "0.2"] + args, timeout=timeout)
-    objs = [json.loads(ln) for ln in r.stdout.splitlines() if ln.startswith("{")]
-    check(r.returncode == 0 and objs, f"nullgen {args}: exit {r.returncode}\n{r.stderr[-2000:]}")
-    return objs[-1]["measure"]["streams"][0]
+    return rx_mode_common.measure(port, args, ["--drain-ms", "1000", "--warmup", "0.2"], timeout)
 
 
 def where(ours, tp):

@@ -14,30 +14,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "memif"))
-from memif_util import Ours, binary, check, wait_for  # noqa: E402
+from memif_util import Ours, check, wait_for  # noqa: E402
 import vftest  # noqa: E402
-
-LONG = "--long" in sys.argv or os.environ.get("VF_LONG") == "1"
-RUNS = 20 if LONG else 5
-only = [a for a in sys.argv[1:] if not a.startswith("--")]
-totals = {}
-
-
-def oneshot(spec, dur="0.3"):
-    r = vftest.run([binary("vfwd"), "-l", "0-1", "--main-lcore", "1", "--port", spec,
-                    "--fwd", "txonly", "--duration", dur, "--json"], timeout=60)
-    check(r.returncode == 0, f"sender exit {r.returncode}: {r.stderr[-2000:]}")
-    return vftest.port(vftest.final_stats(r.stdout), 0)["opackets"]
-
-
-def record(case, sent, got):
-    t = totals.setdefault(case, [0, 0, 0])
-    t[0] += 1
-    t[1] += sent
-    t[2] += got
-    check(sent > 0, f"{case}: nothing sent")
-    check(got == sent, f"{case} run {t[0]}: sent {sent}, received {got} ({sent - got} lost)")
-    print(f"{case} run {t[0]}: {sent} sent and received", flush=True)
+from drain_skeleton import RUNS, oneshot, record, run_cases  # noqa: E402
 
 
 def down(r):
@@ -76,9 +55,4 @@ cases = {
     "vhost_split": lambda: case_vhost(False),
     "vhost_packed": lambda: case_vhost(True),
 }
-for k, fn in cases.items():
-    if not only or k in only:
-        fn()
-for k, (n, s, g) in totals.items():
-    print(f"{k}: {n} runs, sent {s}, received {g}")
-print("ok")
+run_cases(cases)

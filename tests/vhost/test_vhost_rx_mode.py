@@ -16,23 +16,22 @@
    mode, the devarg sets it per port; a port whose driver cannot notify
    (null) is refused.
 """
-import json
 import os
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "memif"))
 from memif_util import Ours, check, wait_for  # noqa: E402
 import vftest  # noqa: E402
+import rx_mode_common  # noqa: E402
+from rx_mode_common import cpu_over, stream_json  # noqa: E402
 
 PACKED = sys.argv[1:] == ["packed"]
 # rings of 1024: a loaded machine that stalls a process for a few hundred
 # ms delays frames but loses none (a lost wake-up delays, never loses:
 # the latency check catches it)
 RING = ",queue_size=1024" + (",packed_vq=1" if PACKED else "")
-NG = [vftest.binary("nullgen"), "-l", "0-1", "--main-lcore", "1", "--json"]
 D = vftest.tmpdir()
 
 
@@ -40,27 +39,7 @@ def measure(port, args, timeout=60):
     # a second for the last frames: a loaded machine can stall a polling
     # peer for longer than the default 100 ms (a lost wake-up holds a
     # frame for the sleep's 1 s timeout: late or lost either way)
-    r = vftest.run(NG + ["--port", port, "--fwd", "measure", "--drain-ms", "1000"] + args,
-                   timeout=timeout)
-    objs = [json.loads(ln) for ln in r.stdout.splitlines() if ln.startswith("{")]
-    check(r.returncode == 0 and objs, f"nullgen {args}: exit {r.returncode}\n{r.stderr[-2000:]}")
-    return objs[-1]["measure"]["streams"][0]
-
-
-def stream_json(tool):
-    return tool.query("show fwd stats all json")["streams"][0]
-
-
-def cpu_s(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        v = f.read().rsplit(")", 1)[1].split()
-    return (int(v[11]) + int(v[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def cpu_over(procs, sec=2.0):
-    a = [cpu_s(p.pid()) for p in procs]
-    time.sleep(sec)
-    return [cpu_s(p.pid()) - x for p, x in zip(procs, a)]
+    return rx_mode_common.measure(port, args, ["--drain-ms", "1000"], timeout)
 
 
 def all_back(label, m, n):

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 
 #include <cmocka.h>
@@ -16,49 +15,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
-#include "virtio_rxtx.h"
-#include "vio_testframes.h"
-#include "vdev_emu.h"
-
-struct tq {
-	struct vio_queue q;
-	struct vdev dev;
-};
-
-static struct tq *tq_new(bool rx, uint16_t size, bool in_order, bool mrg)
-{
-	struct tq *t = calloc(1, sizeof(*t));
-
-	assert_non_null(t);
-	assert_int_equal(vio_queue_alloc(&t->q, size, rx, (int)rte_socket_id()), 0);
-	vio_queue_reset(&t->q, in_order, mrg);
-	t->q.pool = pool;
-	t->q.kickfd = eventfd(0, EFD_NONBLOCK);
-	vdev_init(&t->dev, &t->q.vq);
-	if (rx)
-		assert_int_equal(vio_rx_fill(&t->q), size);
-	vio_set_ready(&t->q, true);
-	return t;
-}
-
-static void tq_free(struct tq *t)
-{
-	vio_set_ready(&t->q, false);
-	vio_queue_reset(&t->q, true, false);
-	close(t->q.kickfd);
-	vio_queue_free(&t->q);
-	free(t);
-}
-
-/* Copies a tx chain's bytes out (device view) and returns the length. */
-static uint32_t chain_read(const struct vdev_chain *c, uint8_t *out, uint32_t max)
-{
-	uint32_t n = 0;
-
-	for (uint16_t i = 0; i < c->n; i++)
-		n = vt_desc_append(out, n, max, c->d[i].addr, c->d[i].len);
-	return n;
-}
+#include "vio_tq.h"
 
 static void test_tx_inorder(void **state)
 {
@@ -199,16 +156,6 @@ static void test_tx_too_many_segs(void **state)
 static void dev_rx(struct tq *t, uint16_t off, const struct vdev_chain *c, uint32_t len)
 {
 	vdev_used_put(&t->dev, off, c->head, len);
-}
-
-static void put_hdr(const struct vdev_chain *c, uint16_t nbuf)
-{
-	vt_put_rx_hdr(c->d[0].addr, nbuf);
-}
-
-static void put_data(const struct vdev_chain *c, uint32_t off, uint32_t len, uint8_t seed)
-{
-	vt_put_pattern(c->d[0].addr, off, len, seed);
 }
 
 static void test_rx_simple(void **state)
@@ -361,18 +308,6 @@ static void test_broken(void **state)
 	assert_int_equal(rte_mempool_avail_count(pool), before);
 }
 
-static void test_not_ready(void **state)
-{
-	struct tq *t = tq_new(false, 16, true, true);
-	struct rte_mbuf *m = vt_frame(60, 0);
-
-	vio_set_ready(&t->q, false);
-	assert_int_equal(vio_tx_burst(&t->q, &m, 1), 0);
-	assert_int_equal(vio_rx_burst(&t->q, &m, 1), 0);
-	rte_pktmbuf_free(m);
-	tq_free(t);
-}
-
 static void test_pool_check(void **state)
 {
 	struct rte_mempool *small = rte_pktmbuf_pool_create("small", 63, 0, 0,
@@ -430,12 +365,5 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_tx_hdr_unwritten),
 	};
 
-	pool = vt_eal_pool(argv[0], "vio_ut");
-	if (pool == NULL)
-		return 1;
-	int rc = cmocka_run_group_tests(tests, NULL, NULL);
-
-	rte_mempool_free(pool);
-	rte_eal_cleanup();
-	return rc;
+	return vt_run(argv[0], "vio_ut", tests);
 }

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include <sys/eventfd.h>
 
 #include <cmocka.h>
 
@@ -17,49 +16,8 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
-#include "virtio_rxtx.h"
-#include "vio_testframes.h"
-#include "vdev_emu_packed.h"
-
-struct tq {
-	struct vio_queue q;
-	struct vpdev dev;
-};
-
-static struct tq *tq_new(bool rx, uint16_t size, bool in_order, bool mrg)
-{
-	struct tq *t = calloc(1, sizeof(*t));
-
-	assert_non_null(t);
-	assert_int_equal(vio_queue_alloc_packed(&t->q, size, rx, (int)rte_socket_id()), 0);
-	vio_queue_reset_packed(&t->q, in_order, mrg, false);
-	t->q.pool = pool;
-	t->q.kickfd = eventfd(0, EFD_NONBLOCK);
-	vpdev_init(&t->dev, &t->q.pq);
-	if (rx)
-		assert_int_equal(vio_rx_fill_packed(&t->q), size);
-	vio_set_ready(&t->q, true);
-	return t;
-}
-
-static void tq_free(struct tq *t)
-{
-	vio_set_ready(&t->q, false);
-	vio_queue_reset_packed(&t->q, true, false, false);
-	close(t->q.kickfd);
-	vio_queue_free(&t->q);
-	free(t);
-}
-
-/* Copies a tx chain's bytes out (device view) and returns the length. */
-static uint32_t chain_read(const struct vpdev_chain *c, uint8_t *out, uint32_t max)
-{
-	uint32_t n = 0;
-
-	for (uint16_t i = 0; i < c->n; i++)
-		n = vt_desc_append(out, n, max, c->d[i].addr, c->d[i].len);
-	return n;
-}
+#define VT_PACKED	/* the fixture's rings (vio_tq.h) */
+#include "vio_tq.h"
 
 /* 40 packets per round on a 64-slot ring: bursts straddle the wrap; in
  * order the device reports each round with one used descriptor. */
@@ -154,16 +112,6 @@ static void test_tx_chains_full(void **state)
 		tq_free(t);
 		assert_int_equal(rte_mempool_avail_count(pool), before);
 	}
-}
-
-static void put_hdr(const struct vpdev_chain *c, uint16_t nbuf)
-{
-	vt_put_rx_hdr(c->d[0].addr, nbuf);
-}
-
-static void put_data(const struct vpdev_chain *c, uint32_t off, uint32_t len, uint8_t seed)
-{
-	vt_put_pattern(c->d[0].addr, off, len, seed);
 }
 
 /* Many rounds on a 64-slot ring: refills and receptions across the wrap. */
@@ -327,18 +275,6 @@ static void test_broken(void **state)
 	assert_int_equal(rte_mempool_avail_count(pool), before);
 }
 
-static void test_not_ready(void **state)
-{
-	struct tq *t = tq_new(false, 16, true, true);
-	struct rte_mbuf *m = vt_frame(60, 0);
-
-	vio_set_ready(&t->q, false);
-	assert_int_equal(vio_tx_burst_packed(&t->q, &m, 1), 0);
-	assert_int_equal(vio_rx_burst_packed(&t->q, &m, 1), 0);
-	rte_pktmbuf_free(m);
-	tq_free(t);
-}
-
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -351,12 +287,5 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_not_ready),
 	};
 
-	pool = vt_eal_pool(argv[0], "viop_ut");
-	if (pool == NULL)
-		return 1;
-	int rc = cmocka_run_group_tests(tests, NULL, NULL);
-
-	rte_mempool_free(pool);
-	rte_eal_cleanup();
-	return rc;
+	return vt_run(argv[0], "viop_ut", tests);
 }

@@ -10,37 +10,17 @@
 
 #include <cmocka.h>
 
-#include "virtqueue_packed.h"
-#include "vdev_emu_packed.h"
-
-struct ring {
-	struct vq_packed vq;
-	void *mem;
-	struct vqp_slot *slots;
-	struct vpdev dev;
-};
+#define VR_PACKED	/* the fixture's layout (vring_fixture.h) */
+#include "vring_fixture.h"
 
 static struct ring *ring_new(uint16_t size, bool in_order, bool event_idx)
 {
-	struct ring *r = calloc(1, sizeof(*r));
+	struct ring *r = ring_alloc(size);
 
-	assert_non_null(r);
-	assert_int_equal(posix_memalign(&r->mem, 64, vqp_mem_size(size)), 0);
-	r->slots = calloc(size, sizeof(*r->slots));
 	assert_int_equal(vqp_init(&r->vq, r->mem, size, in_order, event_idx, r->slots), 0);
 	vpdev_init(&r->dev, &r->vq);
 	return r;
 }
-
-static void ring_free(struct ring *r)
-{
-	free(r->mem);
-	free(r->slots);
-	free(r);
-}
-
-#define CK(i) ((void *)(uintptr_t)((i) + 1))
-#define UNCK(p) ((unsigned)((uintptr_t)(p) - 1))
 
 static const uint16_t sizes[] = { 64, 256, 1024 };
 

@@ -8,38 +8,16 @@
 
 #include <cmocka.h>
 
-#include "virtqueue_split.h"
-#include "vdev_emu.h"
-
-struct ring {
-	struct vq_split vq;
-	void *mem;
-	struct vqs_slot *slots;
-	struct vdev dev;
-};
+#include "vring_fixture.h"
 
 static struct ring *ring_new(uint16_t size, bool in_order)
 {
-	struct ring *r = calloc(1, sizeof(*r));
+	struct ring *r = ring_alloc(size);
 
-	assert_non_null(r);
-	assert_int_equal(posix_memalign(&r->mem, 64, vqs_mem_size(size)), 0);
-	r->slots = calloc(size, sizeof(*r->slots));
 	assert_int_equal(vqs_init(&r->vq, r->mem, size, in_order, r->slots), 0);
 	vdev_init(&r->dev, &r->vq);
 	return r;
 }
-
-static void ring_free(struct ring *r)
-{
-	free(r->mem);
-	free(r->slots);
-	free(r);
-}
-
-/* Cookies are small integers disguised as pointers (never NULL). */
-#define CK(i) ((void *)(uintptr_t)((i) + 1))
-#define UNCK(p) ((unsigned)((uintptr_t)(p) - 1))
 
 static void test_init(void **state)
 {
