@@ -28,7 +28,11 @@ passed the flag check and is still in the burst, or was preempted there,
 touches unmapped memory: SIGSEGV.  Any client's leaving opens the window,
 ours or DPDK's, a clean DISCONNECT or a closed socket.
 
-Usage: VF_BUILD=build python3 bench/memif_dpdk_disconnect.py [ROUNDS] [--no-hog] [--bt]
+With `--keep` one server testpmd serves every round of a kind (a client
+connects, sends, leaves; the next one connects to the same server), as the
+tests that saw the crash did; without it each round has a server of its own.
+
+Usage: VF_BUILD=$PWD/build python3 bench/memif_dpdk_disconnect.py [ROUNDS] [--no-hog] [--bt] [--keep]
 """
 import glob
 import os
@@ -48,6 +52,7 @@ args = [a for a in sys.argv[1:] if not a.startswith("--")]
 ROUNDS = int(args[0]) if args else 10
 HOG = "--no-hog" not in sys.argv
 BT = "--bt" in sys.argv
+KEEP = "--keep" in sys.argv
 KINDS = ["dpdk-quit", "dpdk-kill", "ours-quit", "ours-kill"]
 
 
@@ -71,11 +76,17 @@ def backtrace(pid):
     os.unlink(cores[0])
 
 
-def one_round(kind, rnd):
-    name = f"vfdisc{os.getpid()}x{rnd}{kind[0]}"
+def server(kind, rnd):
+    name = f"vfdisc{os.getpid()}x{rnd}{kind[0]}{kind[-1]}"
     srv = TestPmd(f"net_memif0,role=server,id=0,socket={name}", lcores="0-1")
     srv.cmd("set fwd io")
     srv.cmd("start")
+    return srv, name
+
+
+def one_round(kind, srv, name):
+    """A client of kind connects to srv, sends for a second and leaves:
+    the server's exit status half a second later, None while alive."""
     if kind.startswith("dpdk"):
         cli = TestPmd(f"net_memif0,role=client,id=0,socket={name}", lcores="1,0")
         cli.cmd("set fwd txonly")
@@ -93,7 +104,6 @@ def one_round(kind, rnd):
         cli.quit()
     time.sleep(0.5)
     rc = srv.p.poll()
-    srv.kill()
     if rc is not None and BT:
         backtrace(srv.p.pid)
     if cli.p.poll() is None:
@@ -108,18 +118,27 @@ def main():
     hog = hogs()
     deaths = {k: [] for k in KINDS}
     try:
-        for r in range(ROUNDS):
-            for k in KINDS:
-                rc = one_round(k, r)
+        for k in KINDS:
+            srv = None
+            for r in range(ROUNDS):
+                if srv is None:
+                    srv, name = server(k, r)
+                rc = one_round(k, srv, name)
                 if rc is not None:
                     deaths[k].append(rc)
                 print(f"round {r} {k:10s}: server {'alive' if rc is None else f'died, status {rc}'}",
                       flush=True)
+                if rc is not None or not KEEP:
+                    srv.kill()
+                    srv = None
+            if srv is not None:
+                srv.kill()
     finally:
         for h in hog:
             h.kill()
     print(f"\nnet_memif server deaths after the client left ({ROUNDS} rounds each, "
-          f"{'with' if HOG else 'without'} a busy loop on every core):")
+          f"{'with' if HOG else 'without'} a busy loop on every core, "
+          f"{'one server for all rounds' if KEEP else 'a server a round'}):")
     for k in KINDS:
         sigs = sorted(set(deaths[k]))
         print(f"  {k:10s} {len(deaths[k])} of {ROUNDS}" + (f"  (status {sigs})" if sigs else ""))

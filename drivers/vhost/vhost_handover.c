@@ -90,6 +90,9 @@ struct serve {
 };
 
 static bool busy;	/* one takeover at a time; ctl thread only */
+/* The committed takeover's state, held until we exit (its fd must stay
+ * open): reachable, not leaked. */
+static struct serve *committed;
 
 static void pause_all(void *arg)
 {
@@ -199,6 +202,7 @@ static void *serve_main(void *arg)
 	(void)vh_to_send(s->fd, &bye, sizeof(bye), NULL, 0);
 	/* The fd stays open until we exit: its EOF tells the new daemon the
 	 * control socket path is free. */
+	__atomic_store_n(&committed, s, __ATOMIC_RELEASE);
 	kill(getpid(), SIGTERM);
 	return NULL;
 out:
