@@ -200,15 +200,21 @@ struct memif_conn {
 	bool log_unsealed;
 	struct vf_peer peer;		/* SO_PEERCRED of the other end */
 	struct memif_conn *next;	/* sock's pending list */
+	uint64_t accepted_ms;		/* server: when accepted (CLOCK_MONOTONIC) */
 	/* memif_conn_close, set by memif_conn_new: how memif_if.c drops the
 	 * connection (peer memory truncated) without calling memif_socket.c */
 	void (*drop)(struct memif_conn *c, const char *reason);
 };
 
 /* Connections on a listener that have not sent INIT yet: a new one over
- * this drops the oldest (which had time to speak), so silent peers cannot
- * hold the socket. */
+ * this drops the oldest once that one had MEMIF_SILENT_GRACE_MS to speak,
+ * so silent peers cannot hold the socket; until then the newcomer waits in
+ * the backlog (memif_listen.c). */
 #define MEMIF_MAX_PENDING	16
+#define MEMIF_SILENT_GRACE_MS	500
+#define MEMIF_ADMIT_POLL_MS	20
+/* Room for every port of one daemon connecting at once (density). */
+#define MEMIF_LISTEN_BACKLOG	256
 /* Send buffer of a control connection: we send in lock-step, one message
  * per message received, so a peer that reads has at most a few unread; a
  * peer that only writes fills this and is dropped, and the memory it can
@@ -228,6 +234,9 @@ struct memif_sock {
 	uint64_t peer_rejects;		/* of those: peers not allowed */
 	char last_refused[128];		/* who and why */
 	uint64_t preempted;		/* silent connections dropped over the cap */
+	uint64_t deferred;		/* times accepting waited for room */
+	bool paused;			/* not accepting: the cap is reached */
+	int admit_timer;		/* while paused: looks for room */
 	uint64_t unread_msgs;		/* dropped before INIT: peer reads nothing */
 	struct memif_sock *next;
 };
@@ -292,6 +301,8 @@ struct memif_conn *memif_conn_new(int fd, struct memif_sock *sock, struct memif_
 int memif_conn_input(struct memif_conn *c);
 /* Sends the next queued message if any; 0 or -1 (send failed). */
 int memif_conn_send_next(struct memif_conn *c);
+/* Watch a connection on the control thread; 0 or -errno. */
+int memif_conn_watch(struct memif_conn *c);
 /* Sends DISCONNECT(reason) when reason != NULL, tears the interface down,
  * closes and frees c. */
 void memif_conn_close(struct memif_conn *c, const char *reason);

@@ -435,6 +435,7 @@ static void do_info(void *arg)
 	if (mif->cfg.server && mif->sock != NULL) {
 		/* the listener's, shared by the interfaces on it: before INIT */
 		vf_out_u64(o, "socket_preempted", mif->sock->preempted);
+		vf_out_u64(o, "socket_deferred", mif->sock->deferred);
 		vf_out_u64(o, "socket_unread_msgs", mif->sock->unread_msgs);
 	}
 	vf_out_u64(o, "mem_faults", mif->mem_faults);

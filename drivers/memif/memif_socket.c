@@ -1,6 +1,6 @@
-/* memif control sockets on the control thread: listeners shared by every
- * server interface with the same socket name, client connections with
- * automatic retry, and the lock-step send/receive around memif_msg.c. */
+/* memif control connections on the control thread: the lock-step
+ * send/receive around memif_msg.c, client connections with automatic retry
+ * (the listeners are memif_listen.c's). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,8 +18,6 @@
 #include "vf_secret.h"
 
 #define MAX_RX_FDS 8	/* harvested (and closed) beyond the one allowed */
-
-static struct memif_sock *socks;	/* control thread only */
 
 socklen_t memif_sockaddr(struct sockaddr_un *sa, const char *name, bool abstract)
 {
@@ -249,214 +247,13 @@ static void conn_ready(int fd, uint32_t events, void *arg)
 	memif_conn_close_ex(c, NULL, "Connection closed by peer");
 }
 
-static int conn_watch(struct memif_conn *c)
+int memif_conn_watch(struct memif_conn *c)
 {
 	int ret = vf_ctl_add_fd(c->fd, conn_ready, c);
 
 	if (ret == 0)
 		c->watched = true;
 	return ret;
-}
-
-/* ---- listeners ---- */
-
-/* At MEMIF_MAX_PENDING connections without INIT, the oldest goes: the
- * list is newest first, so that is the last one without an interface. */
-static void evict_silent(struct memif_sock *s)
-{
-	struct memif_conn *oldest = NULL;
-	unsigned int n = 0;
-
-	for (struct memif_conn *c = s->pending; c != NULL; c = c->next) {
-		if (c->mif == NULL) {
-			n++;
-			oldest = c;
-		}
-	}
-	if (n < MEMIF_MAX_PENDING)
-		return;
-	s->preempted++;
-	memif_conn_close(oldest, "Preempted by a new connection");
-}
-
-static void listen_ready(int fd, uint32_t events, void *arg)
-{
-	struct memif_sock *s = arg;
-	struct memif_conn *c;
-	char why[MEMIF_REASON_SZ + 1], who[64];
-	int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-	if (cfd < 0)
-		return;
-	evict_silent(s);
-	c = memif_conn_new(cfd, s, NULL);
-	if (c == NULL)
-		return;
-	if (vf_access_check(&s->access, s->abstract, cfd, &c->peer, why, sizeof(why)) < 0) {
-		/* Before HELLO: a peer not allowed learns nothing but why. */
-		s->peer_rejects++;
-		snprintf(s->last_refused, sizeof(s->last_refused), "%s: %s",
-			 vf_peer_str(&c->peer, who, sizeof(who)), why);
-		memif_conn_close(c, why);
-		return;
-	}
-	if (conn_watch(c) < 0) {
-		memif_conn_close_ex(c, NULL, "Device error");
-		return;
-	}
-	memif_msg_queue_hello(c);
-	if (memif_conn_send_next(c) < 0)
-		memif_conn_close_ex(c, NULL, c->reason);
-}
-
-/* A filesystem socket file nobody listens on is stale: remove it (DPDK and
- * VPP refuse to start over one).  A live one is left alone and bind fails. */
-static void unlink_stale(const char *path)
-{
-	struct sockaddr_un sa;
-	socklen_t len = memif_sockaddr(&sa, path, false);
-	struct stat st;
-	int fd;
-
-	if (stat(path, &st) < 0 || !S_ISSOCK(st.st_mode))
-		return;
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	if (connect(fd, (struct sockaddr *)&sa, len) < 0 && errno == ECONNREFUSED) {
-		VF_INFO("memif: removing stale socket %s", path);
-		unlink(path);
-	}
-	close(fd);
-}
-
-struct memif_sock *memif_sock_get(const char *name, bool abstract, char *err, size_t len)
-{
-	struct vf_access acc;
-
-	vf_access_init(&acc);
-	return memif_sock_open(name, abstract, &acc, err, len);
-}
-
-struct memif_sock *memif_sock_open(const char *name, bool abstract, const struct vf_access *acc,
-				   char *err, size_t len)
-{
-	struct memif_sock *s;
-	struct sockaddr_un sa;
-	socklen_t salen;
-	int on = 1;
-
-	for (s = socks; s != NULL; s = s->next) {
-		if (s->abstract == abstract && strcmp(s->name, name) == 0) {
-			/* One listener, one gate: every port on it must agree. */
-			if (!vf_access_equal(&s->access, acc)) {
-				snprintf(err, len, "memif socket %s%s: allow-uid, allow-gid, socket-mode "
-					 "and socket-group must be the same on every port of one socket",
-					 abstract ? "@" : "", name);
-				return NULL;
-			}
-			s->refcnt++;
-			return s;
-		}
-	}
-	s = calloc(1, sizeof(*s));
-	if (s == NULL) {
-		snprintf(err, len, "out of memory");
-		return NULL;
-	}
-	snprintf(s->name, sizeof(s->name), "%s", name);
-	s->abstract = abstract;
-	s->access = *acc;
-	s->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (s->fd < 0)
-		goto fail;
-	if (!abstract) {
-		int rc;
-
-		unlink_stale(name);
-		/* The file gets its mode and group before anyone can connect. */
-		rc = vf_sock_listen_file(s->fd, name, acc, 16, err, len);
-		if (rc < 0) {
-			char why[200];
-
-			snprintf(why, sizeof(why), "%s", err);
-			snprintf(err, len, "memif socket %s", why);
-			close(s->fd);
-			free(s);
-			return NULL;
-		}
-	} else {
-		salen = memif_sockaddr(&sa, name, abstract);
-		if (bind(s->fd, (struct sockaddr *)&sa, salen) < 0 || listen(s->fd, 16) < 0)
-			goto fail;
-	}
-	/* As DPDK, libmemif and VPP: peers then may see credentials. */
-	if (setsockopt(s->fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) < 0)
-		goto fail;
-	if (vf_ctl_add_fd(s->fd, listen_ready, s) < 0)
-		goto fail;
-	s->refcnt = 1;
-	s->next = socks;
-	socks = s;
-	return s;
-fail:
-	snprintf(err, len, "memif socket %s%s: %s", abstract ? "@" : "", name, strerror(errno));
-	if (s->fd >= 0)
-		close(s->fd);
-	free(s);
-	return NULL;
-}
-
-void memif_sock_put(struct memif_sock *s)
-{
-	struct memif_sock **pp;
-
-	if (s == NULL || --s->refcnt > 0)
-		return;
-	while (s->pending != NULL)
-		memif_conn_close_ex(s->pending, "Device closed", NULL);
-	vf_ctl_del_fd(s->fd);
-	close(s->fd);
-	if (!s->abstract)
-		unlink(s->name);
-	for (pp = &socks; *pp != NULL; pp = &(*pp)->next) {
-		if (*pp == s) {
-			*pp = s->next;
-			break;
-		}
-	}
-	free(s);
-}
-
-int memif_sock_attach(struct memif_sock *s, struct memif_if *mif, char *err, size_t len)
-{
-	unsigned int i, slot = VF_MAX_PORTS;
-
-	for (i = 0; i < VF_MAX_PORTS; i++) {
-		if (s->ifs[i] == NULL) {
-			if (slot == VF_MAX_PORTS)
-				slot = i;
-		} else if (s->ifs[i]->cfg.id == mif->cfg.id) {
-			snprintf(err, len, "memif id %u already used on socket %s",
-				 mif->cfg.id, s->name);
-			return -EEXIST;
-		}
-	}
-	if (slot == VF_MAX_PORTS) {
-		snprintf(err, len, "too many memif interfaces on socket %s", s->name);
-		return -ENOSPC;
-	}
-	s->ifs[slot] = mif;
-	mif->sock = s;
-	return 0;
-}
-
-void memif_sock_detach(struct memif_sock *s, struct memif_if *mif)
-{
-	for (unsigned int i = 0; i < VF_MAX_PORTS; i++)
-		if (s->ifs[i] == mif)
-			s->ifs[i] = NULL;
-	mif->sock = NULL;
 }
 
 /* ---- interface enable/disable, client retry, health ---- */
@@ -504,7 +301,7 @@ int memif_client_connect(struct memif_if *mif)
 		return -ENOMEM;
 	c->peer = peer;
 	mif->peer = peer;
-	if (conn_watch(c) < 0) {
+	if (memif_conn_watch(c) < 0) {
 		memif_conn_close_ex(c, NULL, "Device error");
 		return -EIO;
 	}

@@ -12,8 +12,9 @@ memifctl client on id 1 sends (txonly) throughout, so port 2 -> 3 flows.
    id 0 is connected is still refused ("Already connected"), the first
    untouched.
 2. Silent connections: 20 that never speak: the listener keeps 16, the
-   4 oldest are dropped (socket_preempted 4) and a new client on id 0
-   still connects.
+   other 4 wait in the backlog (socket_deferred) until the oldest had
+   their 500 ms grace, then the 4 oldest are dropped (socket_preempted 4)
+   and a new client on id 0 still connects.
 3. A flooding peer that reads nothing: INIT and ADD_REGION after
    ADD_REGION, every ACK left unread.  It is dropped ("Peer does not
    read its messages", memif_ctl_unread_msgs 1).
@@ -118,10 +119,11 @@ for extra in (False, True):
     wait_for(lambda: info()["state"] != "connected", timeout=60, what="client gone")
 
 # 2. silent connections over the cap
-sp0 = info()["socket_preempted"]
+sp0, sd0 = info()["socket_preempted"], info()["socket_deferred"]
 silent = [raw(hello=False) for _ in range(20)]
 wait_for(lambda: info()["socket_preempted"] == sp0 + 4, timeout=60,
          what="the 4 oldest silent connections dropped")
+check(info()["socket_deferred"] > sd0, "newcomers waited for room: %s" % info())
 for s in silent[:4]:
     s.settimeout(60)
     # HELLO, then DISCONNECT, then EOF: the connection was closed
