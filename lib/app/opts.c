@@ -488,10 +488,11 @@ const struct vf_opt vf_common_opts[] = {
 	  "interleaved order (default 64)", VF_COMP_CHOICES, VF_MIX_NAMES, o_txpkts },
 	{ "flows", 0, "N", "generators: flows, 1..16777216 (flowgen/measure default 1024 over the source "
 	  "address; with --flow-*: every tuple of their ranges)", VF_COMP_NONE, NULL, o_flows },
-	{ "flow-src", 0, "RANGE", "generators: IPv4 source: 10.0.0.1, 10.0.0.1-10.0.3.255 or 10.0.0.0/22, "
-	  "a range with :inc (default) or :random[:SEED] (default 198.18.0.1)", VF_COMP_NONE, NULL, o_flow_src },
-	{ "flow-dst", 0, "RANGE", "generators: IPv4 destination, as --flow-src (default 198.19.0.2)",
-	  VF_COMP_NONE, NULL, o_flow_dst },
+	{ "flow-src", 0, "RANGE", "generators: IPv4 or IPv6 source: 10.0.0.1, 10.0.0.1-10.0.3.255, "
+	  "10.0.0.0/22, 2001:db8::1-2001:db8::ffff (the last 32 bits vary), a range with :inc (default) "
+	  "or :random[:SEED] (default 198.18.0.1, IPv6 2001:2::1)", VF_COMP_NONE, NULL, o_flow_src },
+	{ "flow-dst", 0, "RANGE", "generators: IPv4 or IPv6 destination, as --flow-src, the same family "
+	  "(default 198.19.0.2, IPv6 2001:2:0:1::2)", VF_COMP_NONE, NULL, o_flow_dst },
 	{ "flow-sport", 0, "RANGE", "generators: UDP source port: 9 or 1024-65535, a range with :inc "
 	  "(default) or :random[:SEED] (default 9)", VF_COMP_NONE, NULL, o_flow_sport },
 	{ "flow-dport", 0, "RANGE", "generators: UDP destination port, as --flow-sport (default 9)",

@@ -9,6 +9,8 @@
 
 #define BENCH_SRC 0xc6120001u	/* 198.18.0.1 (RFC 2544's 198.18.0.0/15) */
 #define BENCH_DST 0xc6130002u	/* 198.19.0.2 */
+#define BENCH6_SRC 1u		/* 2001:2::1 (RFC 5180's 2001:2::/48) */
+#define BENCH6_DST 2u		/* 2001:2:0:1::2 */
 #define DEF_PORT 9		/* discard */
 #define DEF_FLOWS 1024
 
@@ -24,13 +26,30 @@ static bool is_addr(enum vf_field_id id)
 	return id == VF_FIELD_SRC || id == VF_FIELD_DST;
 }
 
-static int parse_value(enum vf_field_id id, const char *s, uint32_t *v)
+/* One value; an IPv6 address sets f's family and upper 96 bits (first) or
+ * must have the same upper 96 bits (second value of a range). */
+static int parse_value(enum vf_field_id id, const char *s, uint32_t *v, struct vf_field *f,
+		       bool first)
 {
 	uint64_t p;
 	struct in_addr a;
+	struct in6_addr a6;
 
+	if (is_addr(id) && strchr(s, ':')) {
+		if (inet_pton(AF_INET6, s, &a6) != 1 || (!first && !f->v6))
+			return -1;
+		if (first) {
+			f->v6 = true;
+			memcpy(f->hi96, a6.s6_addr, 12);
+		} else if (memcmp(f->hi96, a6.s6_addr, 12)) {
+			return -1;	/* a range varies the last 32 bits only */
+		}
+		memcpy(&a.s_addr, a6.s6_addr + 12, 4);
+		*v = ntohl(a.s_addr);
+		return 0;
+	}
 	if (is_addr(id)) {
-		if (inet_pton(AF_INET, s, &a) != 1)
+		if (inet_pton(AF_INET, s, &a) != 1 || (!first && f->v6))
 			return -1;
 		*v = ntohl(a.s_addr);
 		return 0;
@@ -44,7 +63,7 @@ static int parse_value(enum vf_field_id id, const char *s, uint32_t *v)
 /* "A", "A-B" or (addresses) "A/N" of n characters at s. */
 static int parse_range(enum vf_field_id id, const char *s, size_t n, struct vf_field *f)
 {
-	char buf[48], *sep;
+	char buf[96], *sep;
 	uint64_t bits;
 
 	if (n == 0 || n >= sizeof(buf))
@@ -53,9 +72,13 @@ static int parse_range(enum vf_field_id id, const char *s, size_t n, struct vf_f
 	buf[n] = '\0';
 	if (is_addr(id) && (sep = strchr(buf, '/'))) {
 		*sep = '\0';
-		/* /0 would be 2^32 addresses: one more than a range holds */
-		if (parse_value(id, buf, &f->lo) || vf_parse_u64(sep + 1, 1, 32, &bits))
+		/* /0 would be 2^32 addresses: one more than a range holds;
+		 * an IPv6 prefix varies the last 32 bits at most (/97 up) */
+		if (parse_value(id, buf, &f->lo, f, true) ||
+		    vf_parse_u64(sep + 1, f->v6 ? 97 : 1, f->v6 ? 128 : 32, &bits))
 			return -1;
+		if (f->v6)
+			bits -= 96;
 		f->lo &= bits == 32 ? ~0u : ~(~0u >> bits);
 		f->hi = f->lo | (bits == 32 ? 0 : ~0u >> bits);
 		return 0;
@@ -63,8 +86,8 @@ static int parse_range(enum vf_field_id id, const char *s, size_t n, struct vf_f
 	sep = strchr(buf, '-');
 	if (sep)
 		*sep = '\0';
-	if (parse_value(id, buf, &f->lo) || parse_value(id, sep ? sep + 1 : buf, &f->hi) ||
-	    f->hi < f->lo)
+	if (parse_value(id, buf, &f->lo, f, true) ||
+	    parse_value(id, sep ? sep + 1 : buf, &f->hi, f, false) || f->hi < f->lo)
 		return -1;
 	if (f->lo == 0 && f->hi == UINT32_MAX)
 		return -1;
@@ -75,12 +98,21 @@ int vf_field_parse(enum vf_field_id id, const char *s, struct vf_field *out, cha
 		   size_t errlen)
 {
 	const char *forms = is_addr(id) ? VF_FIELD_FORMS_ADDR : VF_FIELD_FORMS_PORT;
-	const char *colon = strchr(s, ':');
+	/* the order after the range: ":inc" or ":random[:SEED]", found by its
+	 * name (an IPv6 address has colons of its own, and no 'r' or 'n') */
+	const char *colon = strstr(s, ":random");
 	struct vf_field f = { .mode = VF_FIELD_FIXED, .given = true, .seed = 1 };
 
+	if (!colon && strlen(s) >= 4 && !strcmp(s + strlen(s) - 4, ":inc"))
+		colon = s + strlen(s) - 4;
+	/* not IPv6: the first colon ends the range (so that a misspelt
+	 * order is named as such) */
+	if (!colon && (!is_addr(id) || strchr(s, '.')))
+		colon = strchr(s, ':');
 	if (parse_range(id, s, colon ? (size_t)(colon - s) : strlen(s), &f)) {
 		snprintf(err, errlen, "bad --%s '%s': expected %s%s", options[id], s, forms,
-			 is_addr(id) ? "" : ", ports 0..65535");
+			 is_addr(id) ? " (an IPv6 range varies the last 32 bits only)" :
+				       ", ports 0..65535");
 		return -1;
 	}
 	if (f.hi > f.lo)
@@ -110,20 +142,28 @@ int vf_field_parse(enum vf_field_id id, const char *s, struct vf_field *out, cha
 	return 0;
 }
 
-static void fmt_value(char *buf, size_t len, enum vf_field_id id, uint32_t v)
+static void fmt_value(char *buf, size_t len, enum vf_field_id id, const struct vf_field *f,
+		      uint32_t v)
 {
 	struct in_addr a = { htonl(v) };
+	struct in6_addr a6;
 
+	if (is_addr(id) && f->v6) {
+		memcpy(a6.s6_addr, f->hi96, 12);
+		memcpy(a6.s6_addr + 12, &a.s_addr, 4);
+		if (inet_ntop(AF_INET6, &a6, buf, (socklen_t)len))
+			return;
+	}
 	if (!is_addr(id) || !inet_ntop(AF_INET, &a, buf, (socklen_t)len))
 		snprintf(buf, len, "%u", v);
 }
 
 int vf_field_fmt(char *buf, size_t len, enum vf_field_id id, const struct vf_field *f)
 {
-	char lo[16], hi[16];
+	char lo[INET6_ADDRSTRLEN], hi[INET6_ADDRSTRLEN];
 
-	fmt_value(lo, sizeof(lo), id, f->lo);
-	fmt_value(hi, sizeof(hi), id, f->hi);
+	fmt_value(lo, sizeof(lo), id, f, f->lo);
+	fmt_value(hi, sizeof(hi), id, f, f->hi);
 	if (f->mode == VF_FIELD_FIXED || f->lo == f->hi)
 		return snprintf(buf, len, "%s", lo);
 	if (f->mode == VF_FIELD_INC)
@@ -136,17 +176,42 @@ static void fixed(struct vf_field *f, uint32_t v)
 	f->mode = VF_FIELD_FIXED;
 	f->lo = f->hi = v;
 	f->seed = 1;
+	f->v6 = false;
+}
+
+/* The IPv6 defaults: 2001:2::/48 (RFC 5180), source and destination in
+ * two /64s. */
+static void fixed6(struct vf_field *f, uint32_t v, uint8_t subnet)
+{
+	static const uint8_t bench[12] = { 0x20, 0x01, 0x00, 0x02, 0, 0, 0, 0, 0, 0, 0, 0 };
+
+	fixed(f, v);
+	f->v6 = true;
+	memcpy(f->hi96, bench, sizeof(bench));
+	f->hi96[7] = subnet;
 }
 
 int vf_flows_resolve(struct vf_flows *fl, uint32_t flows, bool vary, char *err, size_t errlen)
 {
 	static const uint32_t defaults[VF_NB_FIELDS] = { BENCH_SRC, BENCH_DST, DEF_PORT, DEF_PORT };
+	struct vf_field *src = &fl->f[VF_FIELD_SRC], *dst = &fl->f[VF_FIELD_DST];
 	bool any = false;
 	uint64_t tuples = 1;
 
+	fl->v6 = (src->given && src->v6) || (dst->given && dst->v6);
+	if (src->given && dst->given && src->v6 != dst->v6) {
+		snprintf(err, errlen, "--flow-src and --flow-dst are one IPv4 and one IPv6 address: "
+			 "give both of one family");
+		return -1;
+	}
 	for (unsigned int i = 0; i < VF_NB_FIELDS; i++) {
-		if (!fl->f[i].given)
-			fixed(&fl->f[i], defaults[i]);
+		if (!fl->f[i].given) {
+			if (fl->v6 && is_addr((enum vf_field_id)i))
+				fixed6(&fl->f[i], i == VF_FIELD_SRC ? BENCH6_SRC : BENCH6_DST,
+				       i == VF_FIELD_SRC ? 0 : 1);
+			else
+				fixed(&fl->f[i], defaults[i]);
+		}
 		any = any || fl->f[i].given;
 	}
 	if (!any) {

@@ -23,6 +23,29 @@ static uint32_t sum_words(const uint8_t *p, uint32_t n, uint32_t sum)
 	return (sum & 0xffff) + (sum >> 16);
 }
 
+/* IPv6: the same, with the pseudo-header's fixed address words (the
+ * first 96 bits of each; the last 32 come with the flow) in udp_sum. */
+static void len_sums6(struct vf_frame_len *z, uint8_t *t, uint16_t len)
+{
+	static const uint8_t proto[2] = { 0, 17 };
+	uint16_t w;
+	uint32_t s;
+
+	z->len = len;
+	z->ip_len_be = htons((uint16_t)(len - VF_FRAMES_L4_OFF6));	/* payload length */
+	z->udp_len_be = z->ip_len_be;
+	memcpy(t + 18, &z->ip_len_be, 2);
+	memcpy(t + VF_FRAMES_L4_OFF6 + 4, &z->udp_len_be, 2);
+	z->ip_sum = 0;
+	memcpy(&w, proto, 2);
+	s = sum_words(t + 22, 12, w);			/* source, first 96 bits */
+	s = sum_words(t + 38, 12, s);			/* destination */
+	s = sum_words(t + VF_FRAMES_L4_OFF6 + 4, 2, s);	/* UDP length */
+	s += z->udp_len_be;				/* pseudo-header length */
+	s = sum_words(t + VF_FRAMES_PAYLOAD_OFF6, len - VF_FRAMES_PAYLOAD_OFF6, s);
+	z->udp_sum = s;
+}
+
 /* The sums of template t at length len (its length fields set to len). */
 static void len_sums(struct vf_frame_len *z, uint8_t *t, uint16_t len)
 {
@@ -60,9 +83,12 @@ void vf_frames_init(struct vf_frames *g, void *mem, const struct vf_mix *mix,
 		    const struct vf_flows *fl, unsigned int min_len, const uint8_t smac[6],
 		    const uint8_t dmac[6], const void *payload, size_t payload_len)
 {
-	uint32_t max = vf_mix_max(mix) < min_len ? min_len : vf_mix_max(mix);
-	size_t room = tmpl_room(mix, min_len);
+	uint32_t max, room;
 
+	if (fl->v6 && min_len < VF_FRAMES_PAYLOAD_OFF6)
+		min_len = VF_FRAMES_PAYLOAD_OFF6;
+	max = vf_mix_max(mix) < min_len ? min_len : vf_mix_max(mix);
+	room = (uint32_t)tmpl_room(mix, min_len);
 	memset(g, 0, sizeof(*g));
 	memset(mem, 0, room);
 	g->tmpl = mem;
@@ -74,16 +100,42 @@ void vf_frames_init(struct vf_frames *g, void *mem, const struct vf_mix *mix,
 	g->mixed = mix->n > 1;
 	vf_flow_walk_init(&g->walk, fl);
 	g->flows = g->walk.n > 1;
+	g->v6 = fl->v6;
+	g->l4_off = g->v6 ? VF_FRAMES_L4_OFF6 : VF_FRAMES_L4_OFF;
+	g->payload_off = g->v6 ? VF_FRAMES_PAYLOAD_OFF6 : VF_FRAMES_PAYLOAD_OFF;
 
-	vf_pkt_build_udp(g->tmpl, max, smac, dmac, 0);
-	if (payload_len > max - VF_FRAMES_PAYLOAD_OFF)
-		payload_len = max - VF_FRAMES_PAYLOAD_OFF;
+	if (g->v6) {
+		uint8_t src[16], dst[16];
+
+		memcpy(src, fl->f[VF_FIELD_SRC].hi96, 12);
+		memcpy(src + 12, &g->walk.src_be, 4);
+		memcpy(dst, fl->f[VF_FIELD_DST].hi96, 12);
+		memcpy(dst + 12, &g->walk.dst_be, 4);
+		vf_pkt_build_udp6(g->tmpl, max, smac, dmac, src, dst);
+	} else {
+		vf_pkt_build_udp(g->tmpl, max, smac, dmac, 0);
+	}
+	if (payload_len > max - g->payload_off)
+		payload_len = max - g->payload_off;
 	if (payload_len)
-		memcpy(g->tmpl + VF_FRAMES_PAYLOAD_OFF, payload, payload_len);
-	for (unsigned int i = 0; i < mix->n; i++)
-		len_sums(&g->lens[i], g->tmpl, (uint16_t)(mix->len[i] < min_len ? min_len : mix->len[i]));
+		memcpy(g->tmpl + g->payload_off, payload, payload_len);
+	for (unsigned int i = 0; i < mix->n; i++) {
+		uint16_t len = (uint16_t)(mix->len[i] < min_len ? min_len : mix->len[i]);
+
+		if (g->v6)
+			len_sums6(&g->lens[i], g->tmpl, len);
+		else
+			len_sums(&g->lens[i], g->tmpl, len);
+	}
 	/* the template as the first frame: length 0 of the mix, flow 0 */
-	{
+	if (g->v6) {
+		const struct vf_frame_len *z = &g->lens[0];
+
+		memcpy(g->tmpl + 18, &z->ip_len_be, 2);
+		memcpy(g->tmpl + VF_FRAMES_L4_OFF6 + 4, &z->udp_len_be, 2);
+		memcpy(g->tmpl + VF_FRAMES_L4_OFF6, &g->walk.sport_be, 2);
+		memcpy(g->tmpl + VF_FRAMES_L4_OFF6 + 2, &g->walk.dport_be, 2);
+	} else {
 		const struct vf_frame_len *z = &g->lens[0];
 		uint32_t s = z->ip_sum + g->walk.addr_sum;
 		uint16_t ck;

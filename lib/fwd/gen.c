@@ -155,8 +155,20 @@ uint16_t vf_fwd_gen_fill(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint32_t flow, sum;
-		uint16_t len = vf_frames_next(&t->fr, rte_pktmbuf_mtod(m, uint8_t *), &flow, &sum);
+		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+		uint16_t len = vf_frames_next(&t->fr, d, &flow, &sum);
 
+		if (unlikely(t->fr.v6)) {
+			/* IPv4 may leave the UDP checksum out; IPv6 may not */
+			uint16_t ck;
+
+			sum = (sum & 0xffff) + (sum >> 16);
+			sum = (sum & 0xffff) + (sum >> 16);
+			ck = (uint16_t)~sum;
+			if (ck == 0)
+				ck = 0xffff;
+			memcpy(d + VF_FRAMES_L4_OFF6 + 6, &ck, 2);
+		}
 		m->data_len = len;
 		m->pkt_len = len;
 	}

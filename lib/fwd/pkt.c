@@ -205,11 +205,50 @@ bool vf_pkt_build_udp(uint8_t *f, uint32_t len, const uint8_t src[6],
 	return true;
 }
 
+bool vf_pkt_build_udp6(uint8_t *f, uint32_t len, const uint8_t smac[6],
+		       const uint8_t dmac[6], const uint8_t src[16], const uint8_t dst[16])
+{
+	uint8_t *ip = f + ETH_HLEN, *udp = ip + 40;
+
+	if (len < ETH_HLEN + 48 || len > 9000)
+		return false;
+	memset(f, 0, len);
+	memcpy(f, dmac, 6);
+	memcpy(f + 6, smac, 6);
+	wr16(f + 12, ETH_P_IPV6);
+	ip[0] = 0x60;
+	wr16(ip + 4, (uint16_t)(len - ETH_HLEN - 40));
+	ip[6] = IPPROTO_UDP_;
+	ip[7] = 64;
+	memcpy(ip + 8, src, 16);
+	memcpy(ip + 24, dst, 16);
+	wr16(udp, 9);
+	wr16(udp + 2, 9);
+	wr16(udp + 4, (uint16_t)(len - ETH_HLEN - 40));
+	return true;
+}
+
+/* IPv6/UDP (no extension headers): the checksum over the pseudo-header
+ * and the datagram; 0 is not allowed (RFC 8200 8.1). */
+static bool udp6_cksum_ok(const uint8_t *f, uint32_t len, uint32_t off)
+{
+	uint32_t plen;
+
+	if (len < off + 48 || f[off + 6] != IPPROTO_UDP_)
+		return false;
+	plen = rd16(f + off + 4);
+	if (len < off + 40 + plen || plen < 8 || rd16(f + off + 40 + 6) == 0)
+		return false;
+	return fold(sum16(f + off + 40, plen, sum16(f + off + 8, 32, 0) + IPPROTO_UDP_ + plen)) == 0;
+}
+
 bool vf_pkt_cksums_ok(const uint8_t *f, uint32_t len)
 {
 	uint32_t off, hl, tot;
 	uint16_t type;
 
+	if (l3(f, len, &off, &type) && type == ETH_P_IPV6)
+		return udp6_cksum_ok(f, len, off);
 	if (!l3(f, len, &off, &type) || type != ETH_P_IPV4)
 		return false;
 	hl = ipv4_hdr(f, len, off);

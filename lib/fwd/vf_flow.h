@@ -29,8 +29,9 @@ enum vf_field_id { VF_FIELD_SRC, VF_FIELD_DST, VF_FIELD_SPORT, VF_FIELD_DPORT, V
 enum vf_field_mode { VF_FIELD_FIXED, VF_FIELD_INC, VF_FIELD_RANDOM };
 
 #define VF_FLOWS_MAX (1u << 24)		/* the measuring stamp's flow is 24 bits */
-#define VF_FIELD_FORMS_ADDR "an address (10.0.0.1), a range (10.0.0.1-10.0.3.255) or a prefix " \
-	"(10.0.0.0/22), a range optionally followed by :inc (the default) or :random[:SEED]"
+#define VF_FIELD_FORMS_ADDR "an address (10.0.0.1 or 2001:2::1), a range (10.0.0.1-10.0.3.255, " \
+	"2001:2::1-2001:2::ffff) or a prefix (10.0.0.0/22, 2001:2::/112), a range optionally followed " \
+	"by :inc (the default) or :random[:SEED]"
 #define VF_FIELD_FORMS_PORT "a port (9), or a range (1024-65535) optionally followed by :inc " \
 	"(the default) or :random[:SEED]"
 
@@ -39,12 +40,15 @@ struct vf_field {
 	bool given;		/* on the command line (else: the default) */
 	uint32_t lo, hi;	/* host order; fixed: lo == hi */
 	uint64_t seed;		/* random */
+	bool v6;		/* an IPv6 address: lo and hi are its last 32 bits */
+	uint8_t hi96[12];	/* IPv6: the first 96 bits, the same over the range */
 };
 
 /* The four fields and the flow count: what the options ask for. */
 struct vf_flows {
 	struct vf_field f[VF_NB_FIELDS];
 	uint32_t n;		/* flows, once resolved (vf_flows_resolve) */
+	bool v6;		/* IPv6 frames, once resolved */
 };
 
 /* The option that sets field id ("flow-src" ...), for messages. */
@@ -64,13 +68,14 @@ static inline uint64_t vf_field_size(const struct vf_field *f)
 
 /* The flows as the options ask for them, into fl->n, with the fields not
  * given set to their defaults (source 198.18.0.1, destination 198.19.0.2,
- * both ports 9; RFC 2544's benchmarking range).  flows: --flows, 0 when
+ * both ports 9; RFC 2544's benchmarking range; with IPv6, 2001:2::1 and
+ * 2001:2:0:1::2 in RFC 5180's 2001:2::/48).  flows: --flows, 0 when
  * not given.  vary: the mode spreads flows by default (flowgen, measure):
  * with no field given the source address walks 198.18.0.1 .. 198.18.255.254
  * and then the source port up from 9, over flows (default 1024) tuples.
  * Otherwise n is --flows or, without it, every tuple of the ranges.  0, or
  * -1 with a message in err (more flows asked than the ranges hold, more
- * than VF_FLOWS_MAX). */
+ * than VF_FLOWS_MAX, an IPv4 address beside an IPv6 one). */
 int vf_flows_resolve(struct vf_flows *fl, uint32_t flows, bool vary, char *err, size_t errlen);
 
 /* A random range's order: a bijection on [0, 2^bits) cycle-walked into
@@ -111,7 +116,8 @@ struct vf_flow_walk {
 	struct vf_perm perm[VF_NB_FIELDS];	/* a random digit's order */
 	bool random[VF_NB_FIELDS];
 	uint32_t lo[VF_NB_FIELDS];	/* by field */
-	/* the current tuple, in network order as stored in the frame */
+	/* the current tuple, in network order as stored in the frame (IPv6:
+	 * the addresses' last 32 bits) */
 	uint32_t src_be, dst_be;
 	uint16_t sport_be, dport_be;
 	/* one's-complement sums of the 16-bit words, read in host order as

@@ -1,12 +1,12 @@
 /* The frames a generating stream sends (txonly, flowgen, measure): one
- * Ethernet/IPv4/UDP template of the longest length, the lengths of the
+ * Ethernet/IPv4/UDP or Ethernet/IPv6/UDP template of the longest length, the lengths of the
  * --txpkts mix in their schedule (vf_mix.h) and the walk over the flows
  * (vf_flow.h).
  *
  * Per frame: the template's first len bytes are copied, the two length
  * fields, the addresses and ports written, and the IPv4 checksum taken
  * from the length's precomputed sum plus the flow's address words (RFC
- * 1624); the UDP checksum's sum of everything but what the caller writes
+ * 1624; IPv6 has none); the UDP checksum's sum of everything but what the caller writes
  * later (the measuring stamp) comes back the same way.  Frame i of a
  * stream has the schedule's slot i mod period and flow i mod n, so a
  * stream that takes frames back (a full ring) seeks to where it was. */
@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_memcpy.h>
 
 #include "vf_flow.h"
@@ -25,6 +26,10 @@
 
 #define VF_FRAMES_L4_OFF 34		/* Ethernet 14 + IPv4 20 */
 #define VF_FRAMES_PAYLOAD_OFF 42	/* + UDP 8 */
+#define VF_FRAMES_L4_OFF6 54		/* Ethernet 14 + IPv6 40 */
+#define VF_FRAMES_PAYLOAD_OFF6 62	/* + UDP 8 */
+#define VF_FRAMES_SRC6_LOW 34		/* the IPv6 source's last 32 bits */
+#define VF_FRAMES_DST6_LOW 50		/* the destination's */
 
 struct vf_frame_len {
 	uint16_t len;
@@ -32,7 +37,8 @@ struct vf_frame_len {
 	uint32_t ip_sum;	/* IPv4 header words but addresses and checksum */
 	uint32_t udp_sum;	/* UDP checksum words but addresses, ports and checksum:
 				 * pseudo-header protocol and length, the length
-				 * field, the template's payload */
+				 * field, the template's payload (IPv6: and the
+				 * addresses' fixed first 96 bits) */
 };
 
 struct vf_frames {
@@ -40,6 +46,8 @@ struct vf_frames {
 	const uint8_t *sched;		/* length index of each slot */
 	bool mixed;			/* more than one length */
 	bool flows;			/* more than one flow */
+	bool v6;			/* IPv6: the offsets below */
+	uint16_t l4_off, payload_off;	/* VF_FRAMES_L4_OFF ... or their IPv6 forms */
 	uint16_t nlens;
 	struct vf_frame_len lens[VF_MIX_MAX_SIZES];
 	struct vf_flow_walk walk;
@@ -53,8 +61,9 @@ size_t vf_frames_mem_size(const struct vf_mix *mix, unsigned int min_len);
 /* Builds g in mem (vf_frames_mem_size bytes, cache-line aligned; g points
  * into it, so it lives as long as mem does: nothing else to free) for
  * frames with the lengths of mix (each at least min_len) and the flows of
- * fl (resolved), from smac to dmac, with payload_len bytes of payload at
- * the start of the UDP payload (the rest zero). */
+ * fl (resolved; its family), from smac to dmac, with payload_len bytes of
+ * payload at the start of the UDP payload (the rest zero).  A length below
+ * the headers' (42 or 62 bytes) is raised to them. */
 void vf_frames_init(struct vf_frames *g, void *mem, const struct vf_mix *mix,
 		    const struct vf_flows *fl, unsigned int min_len, const uint8_t smac[6],
 		    const uint8_t dmac[6], const void *payload, size_t payload_len);
@@ -76,6 +85,21 @@ static inline uint16_t vf_frames_next(struct vf_frames *g, uint8_t *d, uint32_t 
 	rte_memcpy(d, g->tmpl, z->len);
 	*flow = w->k;
 	*udp_sum = z->udp_sum + w->addr_sum + w->port_sum;
+	if (unlikely(g->v6)) {
+		/* no IP checksum; the lengths and the addresses' last words */
+		if (g->mixed) {
+			memcpy(d + 18, &z->ip_len_be, 2);
+			memcpy(d + VF_FRAMES_L4_OFF6 + 4, &z->udp_len_be, 2);
+		}
+		if (g->flows) {
+			memcpy(d + VF_FRAMES_SRC6_LOW, &w->src_be, 4);
+			memcpy(d + VF_FRAMES_DST6_LOW, &w->dst_be, 4);
+			memcpy(d + VF_FRAMES_L4_OFF6, &w->sport_be, 2);
+			memcpy(d + VF_FRAMES_L4_OFF6 + 2, &w->dport_be, 2);
+			vf_flow_next(w);
+		}
+		return z->len;
+	}
 	if (g->mixed) {
 		memcpy(d + 16, &z->ip_len_be, 2);
 		memcpy(d + VF_FRAMES_L4_OFF + 4, &z->udp_len_be, 2);

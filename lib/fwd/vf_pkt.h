@@ -28,9 +28,17 @@ bool vf_pkt_icmpecho(uint8_t *frame, uint32_t len, const uint8_t our_mac[6]);
 bool vf_pkt_build_udp(uint8_t *frame, uint32_t len, const uint8_t src[6],
 		      const uint8_t dst[6], uint32_t flow);
 
+/* Builds an Ethernet/IPv6/UDP frame of len bytes (>= 62, <= 9000) from
+ * address src to dst, ports 9, hop limit 64, payload zero and the UDP
+ * checksum left 0 for the caller (IPv6 requires one: vf_frames.h sums it).
+ * Returns false if len is out of range. */
+bool vf_pkt_build_udp6(uint8_t *frame, uint32_t len, const uint8_t smac[6],
+		       const uint8_t dmac[6], const uint8_t src[16], const uint8_t dst[16]);
+
 /* The Internet checksum of an IPv4 header (ihl words), ready to store. */
 uint16_t vf_pkt_ipv4_cksum(const uint8_t *iph);
-/* Verifies a frame's IPv4 header and ICMP/UDP checksums (for tests). */
+/* Verifies a frame's IPv4 header and ICMP/UDP checksums, or an IPv6
+ * frame's UDP checksum (for tests). */
 bool vf_pkt_cksums_ok(const uint8_t *frame, uint32_t len);
 
 #endif

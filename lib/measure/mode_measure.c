@@ -1,4 +1,4 @@
-/* measure: every stream sends stamped UDP/IPv4 frames (the lengths of
+/* measure: every stream sends stamped UDP/IPv4 or UDP/IPv6 frames (the lengths of
  * --txpkts, the flows of --flow-* and --flows, paced by --rate, bounded by
  * --count) and accounts what its rx port delivers: loss,
  * duplicates, reordering, latency (tx burst to rx burst, TSC) and jitter.
@@ -94,24 +94,26 @@ static inline uint64_t fill_one(struct meas_tx *t, struct rte_mbuf *m, uint8_t e
 	m->data_len = len;
 	m->pkt_len = len;
 	fe = (flow & 0xffffff) | (uint32_t)epoch << 24;
-	memcpy(d + VF_STAMP_OFF + 4, &fe, 4);
-	memcpy(d + VF_STAMP_OFF + 8, &seq, 8);
+	d += t->fr.payload_off;		/* the stamp: after the UDP header */
+	memcpy(d + 4, &fe, 4);
+	memcpy(d + 8, &seq, 8);
 	/* each term below 2^32 and a handful of them: no carry out of 64 bits */
 	return (uint64_t)sum + fe + (uint32_t)seq + (seq >> 32);
 }
 
-/* Second pass, right before the tx burst: the TSC and the checksum. */
-static inline void stamp_one(uint8_t *d, uint64_t psum, uint64_t tsc)
+/* Second pass, right before the tx burst: the TSC and the checksum.  st:
+ * the stamp (the frame's UDP payload). */
+static inline void stamp_one(uint8_t *st, uint64_t psum, uint64_t tsc)
 {
 	uint32_t lo = (uint32_t)tsc;
 	uint16_t hi = (uint16_t)(tsc >> 32), ck;
 
-	memcpy(d + VF_STAMP_OFF + 16, &lo, 4);
-	memcpy(d + VF_STAMP_OFF + 20, &hi, 2);
+	memcpy(st + 16, &lo, 4);
+	memcpy(st + 20, &hi, 2);
 	ck = (uint16_t)~vf_csum_fold64(psum + lo + hi);
 	if (ck == 0)
-		ck = 0xffff;	/* 0 means "no checksum" in UDP/IPv4 */
-	memcpy(d + VF_STAMP_OFF - 2, &ck, 2);
+		ck = 0xffff;	/* 0 means "no checksum" in UDP */
+	memcpy(st - 2, &ck, 2);
 }
 
 static void tx_pending(struct vf_stream *fs, struct meas_tx *t)
@@ -120,7 +122,7 @@ static void tx_pending(struct vf_stream *fs, struct meas_tx *t)
 	uint16_t sent;
 
 	for (uint16_t i = 0; i < t->npend; i++)
-		stamp_one(rte_pktmbuf_mtod(t->pend[i], uint8_t *), t->psum[i], tsc);
+		stamp_one(rte_pktmbuf_mtod(t->pend[i], uint8_t *) + t->fr.payload_off, t->psum[i], tsc);
 	sent = vf_port_tx(fs->tx_port, fs->tx_queue, t->pend, t->npend);
 	vf_ctr_add(fs->tx_packets, sent);
 	t->sent += sent;
@@ -351,6 +353,7 @@ static void measure_init(struct vf_stream *fs)
 	uint8_t payload[4];
 	struct meas_tx *t;
 	struct meas_core *c;
+	unsigned int min_len = cfg->flows.v6 ? VF_STAMP_MIN_FRAME6 : VF_STAMP_MIN_FRAME;
 
 	if (fs->id == 0) {
 		/* A new run: new epoch, every core's records empty. */
@@ -370,7 +373,7 @@ static void measure_init(struct vf_stream *fs)
 		c->clear_seen = clear_req;
 		core_reset(c, cur_epoch());
 	}
-	t = rte_zmalloc("vf_meas_tx", sizeof(*t) + vf_frames_mem_size(&cfg->txpkts, VF_STAMP_MIN_FRAME),
+	t = rte_zmalloc("vf_meas_tx", sizeof(*t) + vf_frames_mem_size(&cfg->txpkts, min_len),
 			RTE_CACHE_LINE_SIZE);
 	if (!t)
 		return;
@@ -387,7 +390,7 @@ static void measure_init(struct vf_stream *fs)
 	 * template, and in the checksum sums the frames keep */
 	memcpy(payload, &magic, 2);
 	memcpy(payload + 2, &stream, 2);
-	vf_frames_init(&t->fr, t->mem, &cfg->txpkts, &cfg->flows, VF_STAMP_MIN_FRAME,
+	vf_frames_init(&t->fr, t->mem, &cfg->txpkts, &cfg->flows, min_len,
 		       fs->tx_port->mac, cfg->peer[fs->tx_port->id].addr_bytes, payload, sizeof(payload));
 	t->nflows = t->fr.walk.n;
 	fs->mode_priv = t;
@@ -408,7 +411,7 @@ static void measure_fini(struct vf_stream *fs)
 
 const struct vf_fwd_mode vf_fwd_measure = {
 	.name = "measure",
-	.help = "send stamped UDP/IPv4 frames and measure what comes back: loss, reordering, latency",
+	.help = "send stamped UDP/IPv4 or IPv6 frames and measure what comes back: loss, reordering, latency",
 	.fwd = measure_fwd,
 	.stream_init = measure_init,
 	.stream_fini = measure_fini,

@@ -33,6 +33,38 @@ uint32_t vf_stamp_base_sum(const uint8_t *f, uint32_t len)
 	return sum;
 }
 
+/* IPv6 at off: UDP right after the fixed header (extension headers are
+ * not ours), the checksum over the pseudo-header and the datagram, and a
+ * zero checksum is not allowed (RFC 8200 8.1). */
+static enum vf_stamp_result parse6(const uint8_t *f, uint32_t len, uint32_t off,
+				   struct vf_stamp *s)
+{
+	const uint8_t *ip = f + off, *udp = ip + 40, *st = udp + 8;
+	uint16_t magic, proto = 0, w;
+	uint32_t ulen;
+	uint64_t sum64;
+
+	if (len < off + 40 + 8 + 2 || (ip[0] >> 4) != 6 || ip[6] != 17)
+		return VF_STAMP_FOREIGN;
+	memcpy(&magic, st, 2);
+	if (magic != VF_STAMP_MAGIC)
+		return VF_STAMP_FOREIGN;
+	ulen = rd16be(udp + 4);
+	if (ulen < 8 + VF_STAMP_LEN || off + 40 + ulen > len || ulen > rd16be(ip + 4))
+		return VF_STAMP_CORRUPT;	/* ours, cut short */
+	sum64 = vf_csum64(ip + 8, 32, 0);
+	((uint8_t *)&proto)[1] = 17;
+	sum64 = vf_csum_add(sum64, proto);
+	memcpy(&w, udp + 4, 2);
+	sum64 = vf_csum_add(sum64, w);
+	sum64 = vf_csum64(udp, ulen, sum64);
+	memcpy(&w, udp + 6, 2);
+	if (w == 0 || vf_csum_fold64(sum64) != 0xffff)
+		return VF_STAMP_CORRUPT;
+	vf_stamp_fields(st, s);
+	return VF_STAMP_OK;
+}
+
 enum vf_stamp_result vf_stamp_parse(const uint8_t *f, uint32_t len, struct vf_stamp *s)
 {
 	uint32_t off = 14, hl, ulen;
@@ -46,6 +78,8 @@ enum vf_stamp_result vf_stamp_parse(const uint8_t *f, uint32_t len, struct vf_st
 		type = rd16be(f + 16);
 		off = 18;
 	}
+	if (type == 0x86dd)
+		return parse6(f, len, off, s);
 	if (type != 0x0800 || len < off + 20)
 		return VF_STAMP_FOREIGN;
 	ip = f + off;

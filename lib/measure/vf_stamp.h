@@ -1,5 +1,6 @@
 /* The measurement stamp: 22 bytes right after the UDP header of a generated
- * Ethernet/IPv4/UDP frame, so that it fits in a 64-byte frame.
+ * Ethernet/IPv4/UDP frame, so that it fits in a 64-byte frame (IPv6/UDP:
+ * at 62, in frames of 84 bytes and more).
  *
  *    0   magic    u16  0x7646 ("vF")
  *    2   stream   u16  the sending stream
@@ -24,6 +25,8 @@
 #define VF_STAMP_LEN 22
 #define VF_STAMP_OFF 42			/* Ethernet 14 + IPv4 20 + UDP 8 */
 #define VF_STAMP_MIN_FRAME (VF_STAMP_OFF + VF_STAMP_LEN)
+#define VF_STAMP_OFF6 62		/* Ethernet 14 + IPv6 40 + UDP 8 */
+#define VF_STAMP_MIN_FRAME6 (VF_STAMP_OFF6 + VF_STAMP_LEN)
 #define VF_STAMP_TSC_MASK ((1ull << 48) - 1)
 
 struct vf_stamp {
@@ -36,7 +39,7 @@ struct vf_stamp {
 
 enum vf_stamp_result {
 	VF_STAMP_OK,
-	VF_STAMP_FOREIGN,	/* not IPv4/UDP with our magic where the stamp goes */
+	VF_STAMP_FOREIGN,	/* not IPv4 or IPv6/UDP with our magic where the stamp goes */
 	VF_STAMP_CORRUPT,	/* our magic, but truncated or a bad checksum */
 };
 
@@ -145,7 +148,8 @@ static inline void vf_stamp_write(uint8_t *frame, const struct vf_stamp *s, uint
 uint32_t vf_stamp_base_sum(const uint8_t *frame, uint32_t len);
 
 /* Checks and reads the stamp of a received frame (one untagged or one
- * VLAN-tagged Ethernet header, any IPv4 header length). */
+ * VLAN-tagged Ethernet header, any IPv4 header length, or IPv6 with UDP
+ * as its first next header). */
 enum vf_stamp_result vf_stamp_parse(const uint8_t *frame, uint32_t len, struct vf_stamp *s);
 
 /* The stamp's fields from the 22 bytes at st (magic already checked).

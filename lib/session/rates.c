@@ -13,7 +13,11 @@
 
 unsigned int vf_session_min_len(const struct vf_session *ses)
 {
-	return ses->fwd.mode && ses->fwd.mode->drains ? VF_STAMP_MIN_FRAME : 0;
+	if (!ses->fwd.mode || !ses->fwd.mode->drains)
+		return 0;
+	/* the flows resolve at start: a given IPv6 address says the family */
+	return ses->fwd.flows.f[VF_FIELD_SRC].v6 || ses->fwd.flows.f[VF_FIELD_DST].v6 ?
+	       VF_STAMP_MIN_FRAME6 : VF_STAMP_MIN_FRAME;
 }
 
 double vf_session_frame_len(const struct vf_session *ses)

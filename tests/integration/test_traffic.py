@@ -10,6 +10,10 @@
    random destination-port range), every value inside its range; --flows N
    takes N distinct tuples; the old default mapping's collisions are gone
    (1000 flows, 1000 tuples).
+   IPv6: the same through memifctl with IPv6 ranges (the last 32 bits
+   of an address vary): every frame measured, UDP checksums good (IPv6
+   requires them), the asked tuples seen, 64 raised to 84 bytes (the
+   stamp after a 40-byte header); txonly sends IPv6 with good checksums.
 3. txonly and flowgen on a null port: the mix's counts and the bytes the
    port counted.
 4. --rate in bit/s with a mix: packets/s from the mean frame length.
@@ -133,6 +137,32 @@ ports = [int(x[5]) for x in rows[::len(SRC)]][:len(DPORTS)]
 check(sorted(ports) == list(DPORTS) and ports != list(DPORTS), f"flows: port order {ports}")
 print(f"flows: {len(seen)} tuples seen, as asked")
 
+# IPv6 ranges: measured like IPv4
+cap = os.path.join(D, "flows6.pcapng")
+SRC6 = ["2001:db8::fffe", "2001:db8::ffff", "2001:db8::1:0", "2001:db8::1:1"]
+N6 = len(SRC6) * 5 * 3
+r = nullgen(["--port", memif("client", sock), "--fwd", "measure", "--txpkts", "64,200",
+             "--flow-src", "2001:db8::fffe-2001:db8::1:1", "--flow-dst", "2001:db8:1::9",
+             "--flow-dport", "2000-2004:random:7", "--rate", "20000", "--count", str(N6),
+             "--max-loss", "0", "--capture", f"0:both:{cap}"])
+check(r.returncode == 0, f"flows6: exit {r.returncode}: {r.stderr}")
+m = final_stats(r.stdout)["measure"]
+s = m["streams"][0]
+check(s["sent"] == N6 and s["received"] == N6 and m["corrupt"] == 0 and m["foreign"] == 0,
+      f"flows6: counts {s} {m['corrupt']} {m['foreign']}")
+rows = subprocess.run([tshark, "-r", cap, "-o", "udp.check_checksum:TRUE", "-T", "fields",
+                       "-e", "frame.packet_flags_direction", "-e", "udp.checksum.status",
+                       "-e", "ipv6.src", "-e", "ipv6.dst", "-e", "udp.dstport", "-e", "frame.len"],
+                      capture_output=True, text=True).stdout.splitlines()
+rows = [x.split("\t") for x in rows]
+check(len(rows) == 2 * N6, f"flows6: {len(rows)} frames captured of {2 * N6}")
+check(all(x[1] == "1" for x in rows), f"flows6: bad checksums {[x for x in rows if x[1] != '1'][:3]}")
+seen = {(x[2], x[3], x[4]) for x in rows}
+want = {(a, "2001:db8:1::9", str(p)) for a in SRC6 for p in range(2000, 2005)}
+check(seen == want, f"flows6: extra {sorted(seen - want)[:3]}, missing {sorted(want - seen)[:3]}")
+check(by_len([(x[5],) for x in rows]) == {84: N6, 200: N6}, f"flows6: lengths {by_len([(x[5],) for x in rows])}")
+print(f"flows6: {N6} IPv6 frames measured, {len(seen)} tuples as asked")
+
 # the default walk: 1000 flows are 1000 tuples (the old 1 + flow % 254 gave 994);
 # --flows takes the first N of the ranges' tuples
 for args, n in ((["--flows", "1000"], 1000),
@@ -156,6 +186,17 @@ for mode in ("txonly", "flowgen"):
     rows = fields(cap, "frame.len", "ip.src")
     check(by_len(rows) == {64: 3000, 1000: 1000}, f"{mode}: {by_len(rows)}")
     check(len({x[1] for x in rows}) == (1024 if mode == "flowgen" else 1), f"{mode}: sources")
+cap = os.path.join(D, "txonly6.pcapng")
+r = nullgen(["--port", "null,no-rx=1", "--fwd", "txonly", "--txpkts", "64,1000", "--count", "400",
+             "--flow-dst", "2001:db8::1-2001:db8::4", "--rate", "100000", "--duration", "0.5",
+             "--capture", f"0:tx:{cap}"])
+check(r.returncode == 0, f"txonly6: {r.stderr}")
+rows = subprocess.run([tshark, "-r", cap, "-o", "udp.check_checksum:TRUE", "-T", "fields",
+                       "-e", "udp.checksum.status", "-e", "ipv6.src", "-e", "ipv6.dst"],
+                      capture_output=True, text=True).stdout.splitlines()
+rows = [x.split("\t") for x in rows]
+check(len(rows) == 400 and all(x[0] == "1" and x[1] == "2001:2::1" for x in rows) and
+      {x[2] for x in rows} == {f"2001:db8::{i}" for i in range(1, 5)}, f"txonly6: {rows[:3]}")
 
 # 4. bit/s with a mix: the mean length (353.8 bytes, 357.8 with the FCS)
 r = vftest.run([binary("nullgen")] + A_CORE + ["--port", "null", "--port", "null", "--fwd", "measure",
@@ -176,7 +217,9 @@ for args, msg in ((["--txpkts", "2049"], "one mbuf's data room"),
                   (["--flow-dport", "5:random"], "give a range"),
                   (["--flow-dport", "1-99999"], "0..65535"),
                   (["--flow-sport", "1-10", "--flows", "11"], "10 distinct tuples"),
-                  (["--flow-src", "10.0.0.0/8", "--flow-dst", "10.0.0.0/8"], "give --flows")):
+                  (["--flow-src", "10.0.0.0/8", "--flow-dst", "10.0.0.0/8"], "give --flows"),
+                  (["--flow-src", "2001:db8::1", "--flow-dst", "10.0.0.1"], "one IPv4 and one IPv6"),
+                  (["--flow-src", "2001:db8::1-2001:db8:0:1::1"], "last 32 bits")):
     r = vftest.run([binary("nullgen"), "--fwd", "flowgen", "--duration", "0.1"] + args, timeout=30)
     check(r.returncode == 2 and msg in r.stderr, f"{args}: exit {r.returncode}: {r.stderr}")
 print("ok")

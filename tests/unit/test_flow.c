@@ -72,6 +72,49 @@ static void test_parse(void **state)
 	assert_true(f.mode == VF_FIELD_FIXED);
 }
 
+static void test_parse6(void **state)
+{
+	struct vf_field f;
+	struct vf_flows fl;
+	char buf[96], err[320] = "";
+	static const uint8_t db8[12] = { 0x20, 0x01, 0x0d, 0xb8 };
+
+	(void)state;
+	f = field(VF_FIELD_SRC, "2001:db8::1");
+	assert_true(f.v6 && f.mode == VF_FIELD_FIXED && f.lo == 1 && !memcmp(f.hi96, db8, 12));
+	f = field(VF_FIELD_SRC, "2001:db8::1:1-2001:db8::2:3:random:9");
+	assert_true(f.v6 && f.mode == VF_FIELD_RANDOM && f.seed == 9 && f.lo == 0x10001 &&
+		    f.hi == 0x20003);
+	vf_field_fmt(buf, sizeof(buf), VF_FIELD_SRC, &f);
+	assert_string_equal(buf, "2001:db8::1:1-2001:db8::2:3:random:9");
+	f = field(VF_FIELD_DST, "2001:db8::abcd/112:inc");
+	assert_true(f.v6 && f.mode == VF_FIELD_INC && f.lo == 0 && f.hi == 0xffff);
+	f = field(VF_FIELD_DST, "2001:db8::/97");
+	assert_int_equal(vf_field_size(&f), 1ull << 31);
+	/* the family of the given address sets the other's default */
+	memset(&fl, 0, sizeof(fl));
+	fl.f[VF_FIELD_DST] = field(VF_FIELD_DST, "2001:db8::5");
+	assert_int_equal(vf_flows_resolve(&fl, 0, true, err, sizeof(err)), 0);
+	assert_true(fl.v6 && fl.f[VF_FIELD_SRC].v6 && fl.n == 1);
+	vf_field_fmt(buf, sizeof(buf), VF_FIELD_SRC, &fl.f[VF_FIELD_SRC]);
+	assert_string_equal(buf, "2001:2::1");
+	memset(&fl, 0, sizeof(fl));
+	fl.f[VF_FIELD_SRC] = field(VF_FIELD_SRC, "2001:db8::1");
+	assert_int_equal(vf_flows_resolve(&fl, 0, false, err, sizeof(err)), 0);
+	vf_field_fmt(buf, sizeof(buf), VF_FIELD_DST, &fl.f[VF_FIELD_DST]);
+	assert_string_equal(buf, "2001:2:0:1::2");
+	/* one of each family */
+	memset(&fl, 0, sizeof(fl));
+	fl.f[VF_FIELD_SRC] = field(VF_FIELD_SRC, "2001:db8::1");
+	fl.f[VF_FIELD_DST] = field(VF_FIELD_DST, "10.0.0.1");
+	assert_int_equal(vf_flows_resolve(&fl, 0, false, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "one IPv4 and one IPv6"));
+	/* IPv4 stays IPv4 */
+	memset(&fl, 0, sizeof(fl));
+	assert_int_equal(vf_flows_resolve(&fl, 0, true, err, sizeof(err)), 0);
+	assert_false(fl.v6);
+}
+
 static void test_parse_errors(void **state)
 {
 	(void)state;
@@ -88,7 +131,13 @@ static void test_parse_errors(void **state)
 	bad(VF_FIELD_SRC, "10.0.0.1-10.0.0.9:random:", ":random:SEED");
 	bad(VF_FIELD_SRC, "10.0.0.1-10.0.0.9:random:x", ":random:SEED");
 	bad(VF_FIELD_SRC, "10.0.0.1-10.0.0.9:inc:3", ":inc, :random");
-	bad(VF_FIELD_SRC, "fe80::1", "expected");
+	bad(VF_FIELD_SRC, "fe80::1-fe80::1:0:0", "last 32 bits");	/* upper bits differ */
+	bad(VF_FIELD_SRC, "2001:db8::/96", "expected");			/* 2^32: one too many */
+	bad(VF_FIELD_SRC, "2001:db8::/129", "expected");
+	bad(VF_FIELD_SRC, "2001:db8::1-10.0.0.1", "expected");		/* two families */
+	bad(VF_FIELD_SRC, "10.0.0.1-2001:db8::1", "expected");
+	bad(VF_FIELD_SRC, "2001:db8::1:random", "one value");
+	bad(VF_FIELD_SRC, "2001:db8:::1", "expected");
 	bad(VF_FIELD_DPORT, "65536", "0..65535");
 	bad(VF_FIELD_DPORT, "-1", "0..65535");
 	bad(VF_FIELD_DPORT, "10-5", "0..65535");
@@ -418,11 +467,83 @@ static void test_frames(void **state)
 	}
 }
 
+/* IPv6: every frame's UDP checksum (required) from the kept sums, the
+ * addresses' last 32 bits and the ports walked, lengths raised to 62. */
+static void test_frames6(void **state)
+{
+	static const uint8_t A[6] = { 2, 0, 0, 0, 0, 1 }, B[6] = { 2, 0, 0, 0, 0, 2 };
+	static const char *const mixes[] = { "64", "imix", "60:3,65:2,1001:1" };
+	const uint8_t payload[4] = { 0x46, 0x76, 3, 0 };
+
+	(void)state;
+	for (unsigned int k = 0; k < 3; k++) {
+		struct vf_mix m;
+		struct vf_flows fl;
+		struct vf_frames g;
+		char err[320];
+		uint8_t slot[16], *mem, *f;
+		uint32_t seen_src = 0;
+
+		assert_int_equal(vf_mix_parse(mixes[k], &m, 42, 2048, err, sizeof(err)), 0);
+		memset(&fl, 0, sizeof(fl));
+		fl.f[VF_FIELD_SRC] = field(VF_FIELD_SRC, "2001:db8::fffe-2001:db8::1:2");
+		fl.f[VF_FIELD_DST] = field(VF_FIELD_DST, "2001:db8:1::/120:random:4");
+		fl.f[VF_FIELD_DPORT] = field(VF_FIELD_DPORT, "1-65535:random:3");
+		assert_int_equal(vf_flows_resolve(&fl, 5000, false, err, sizeof(err)), 0);
+		assert_true(fl.v6);
+		mem = aligned_alloc(64, vf_frames_mem_size(&m, 62));
+		f = malloc(2048);
+		assert_non_null(mem);
+		assert_non_null(f);
+		vf_frames_init(&g, mem, &m, &fl, 0, A, B, payload, sizeof(payload));
+		assert_true(g.v6 && g.payload_off == 62);
+		vf_mix_schedule(&m, slot);
+		for (uint32_t i = 0; i < 6000; i++) {
+			uint32_t flow, sum;
+			uint16_t len, want = m.len[slot[i % vf_mix_period(&m)]], ck;
+
+			memset(f, 0xee, 2048);
+			len = vf_frames_next(&g, f, &flow, &sum);
+			if (want < 62)
+				want = 62;
+			assert_int_equal(len, want);
+			assert_int_equal(flow, i % 5000);
+			assert_int_equal(rd16(f + 12), 0x86dd);
+			assert_int_equal(rd16(f + 18), len - 54);	/* payload length */
+			assert_int_equal(rd16(f + 58), len - 54);	/* UDP length */
+			assert_int_equal(f[len], 0xee);
+			if (len >= 66)
+				assert_memory_equal(f + 62, payload, 4);
+			assert_memory_equal(f + 22, "\x20\x01\x0d\xb8\0\0\0\0\0\0\0\0", 12);
+			assert_memory_equal(f + 38, "\x20\x01\x0d\xb8\0\x01\0\0\0\0\0\0", 12);
+			assert_true(rd16(f + 48) == 0 && f[52] == 0);	/* the /120: last byte only */
+			if (rd16(f + 34) == 0 && rd16(f + 36) >= 0xfffe)
+				seen_src |= 1u << (rd16(f + 36) - 0xfffe);
+			else if (rd16(f + 34) == 1 && rd16(f + 36) <= 2)
+				seen_src |= 4u << rd16(f + 36);
+			else
+				fail_msg("source low word %04x:%04x", rd16(f + 34), rd16(f + 36));
+			sum = (sum & 0xffff) + (sum >> 16);
+			sum = (sum & 0xffff) + (sum >> 16);
+			ck = (uint16_t)~sum;
+			memcpy(f + 60, &ck, 2);
+			assert_true(vf_pkt_cksums_ok(f, len));
+			memcpy(f + 60, "\0\0", 2);
+			assert_false(vf_pkt_cksums_ok(f, len));	/* IPv6 needs one */
+		}
+		assert_int_equal(seen_src, 0x1f);	/* ::fffe, ::ffff, ::1:0, ::1:1, ::1:2 */
+		free(f);
+		free(mem);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_parse6),
 		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_frames6),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_perm),
 		cmocka_unit_test(test_perm_uniform),

@@ -218,6 +218,79 @@ static void test_fast_parse_equals_general(void **state)
 	}
 }
 
+/* IPv6/UDP: the stamp at 62, the checksum over the IPv6 pseudo-header
+ * (summed here independently, big-endian), zero not allowed; anything cut
+ * short or changed is caught, read within the frame (exact allocations). */
+static void build6(uint8_t *f, uint32_t len, const struct vf_stamp *s)
+{
+	static const uint8_t src[16] = { 0x20, 1, 0x0d, 0xb8, [15] = 1 };
+	static const uint8_t dst[16] = { 0x20, 1, 0x0d, 0xb8, [7] = 1, [15] = 2 };
+	uint16_t magic = VF_STAMP_MAGIC;
+	uint32_t fe = (s->flow & 0xffffff) | (uint32_t)s->epoch << 24, sum = 0, ulen = len - 54;
+	uint8_t *st = f + VF_STAMP_OFF6;
+
+	assert_true(vf_pkt_build_udp6(f, len, A, B, src, dst));
+	memcpy(st, &magic, 2);
+	memcpy(st + 2, &s->stream, 2);
+	memcpy(st + 4, &fe, 4);
+	memcpy(st + 8, &s->seq, 8);
+	memcpy(st + 16, &s->tsc, 6);
+	for (int i = 22; i < 54; i += 2)
+		sum += (uint32_t)(f[i] << 8 | f[i + 1]);
+	sum += 17 + ulen;
+	for (uint32_t i = 0; i < ulen; i += 2)
+		sum += (uint32_t)(f[54 + i] << 8 | (i + 1 < ulen ? f[54 + i + 1] : 0));
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	sum = ~sum & 0xffff;
+	if (sum == 0)
+		sum = 0xffff;
+	f[60] = (uint8_t)(sum >> 8);
+	f[61] = (uint8_t)sum;
+}
+
+static void test_ipv6(void **state)
+{
+	static const uint32_t lens[] = { 84, 85, 128, 1001 };
+	uint8_t f[1100], g[1100];
+
+	(void)state;
+	for (unsigned int k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		uint32_t len = lens[k];
+		struct vf_stamp s = { .stream = 9, .flow = 0x123456, .epoch = 5, .seq = 77 + len,
+				      .tsc = 0x0000fedcba987654ull }, a, b;
+
+		build6(f, len, &s);
+		assert_true(vf_pkt_cksums_ok(f, len));
+		memset(&a, 0, sizeof(a));
+		assert_int_equal(vf_stamp_parse_fast(f, len, &a), VF_STAMP_OK);
+		assert_true(a.seq == s.seq && a.tsc == s.tsc && a.stream == 9 &&
+			    a.flow == 0x123456 && a.epoch == 5);
+		/* any byte changed from the addresses on: caught */
+		for (uint32_t i = 22; i < len; i++) {
+			memcpy(g, f, len);
+			g[i] ^= 0x40;
+			assert_int_not_equal(vf_stamp_parse(g, len, &b), VF_STAMP_OK);
+		}
+		/* cut short: never OK, never read past the end */
+		for (uint32_t cut = 0; cut < len; cut++) {
+			uint8_t *p = malloc(cut ? cut : 1);
+
+			memcpy(p, f, cut);
+			assert_int_not_equal(vf_stamp_parse_fast(p, cut, &b), VF_STAMP_OK);
+			free(p);
+		}
+		/* a zero checksum is not allowed in IPv6 */
+		memcpy(g, f, len);
+		g[60] = g[61] = 0;
+		assert_int_equal(vf_stamp_parse(g, len, &b), VF_STAMP_CORRUPT);
+		/* an extension header first (hop-by-hop): not ours */
+		memcpy(g, f, len);
+		g[20] = 0;
+		assert_int_equal(vf_stamp_parse(g, len, &b), VF_STAMP_FOREIGN);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_vlan),
 		cmocka_unit_test(test_csum64_equals_words),
 		cmocka_unit_test(test_fast_parse_equals_general),
+		cmocka_unit_test(test_ipv6),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
