@@ -4,6 +4,7 @@
 #include <rte_cycles.h>
 #include <rte_malloc.h>
 
+#include "vf_chain.h"
 #include "vf_fwd_mode.h"
 #include "vf_frames.h"
 
@@ -11,6 +12,10 @@ struct gen_tmpl {
 	struct vf_frames fr;
 	uint16_t npend;			/* --count: generated, not yet taken */
 	struct rte_mbuf *pend[VF_MAX_BURST];
+	/* frames longer than a segment (vf_chain.h); scratch NULL: none */
+	uint32_t seg;			/* data room of a segment */
+	uint8_t *scratch;		/* a whole frame, then copied into segments */
+	struct rte_mbuf **tails;	/* a burst's tail segments */
 	uint8_t mem[] __rte_cache_aligned;	/* the frames' template and schedule */
 };
 
@@ -65,15 +70,26 @@ void vf_fwd_gen_init(struct vf_stream *fs)
 	const struct vf_fwd_cfg *cfg = fs->cfg;
 	struct gen_tmpl *t;
 
+	size_t mem = vf_frames_mem_size(&cfg->txpkts, 0), chain = 0;
+	uint32_t seg = rte_pktmbuf_data_room_size(cfg->pool) - RTE_PKTMBUF_HEADROOM;
+	unsigned int max = vf_mix_max(&cfg->txpkts);
+
 	vf_fwd_gen_release(fs);
 	rte_free(fs->mode_priv);
-	t = rte_zmalloc("vf_tmpl", sizeof(*t) + vf_frames_mem_size(&cfg->txpkts, 0),
-			RTE_CACHE_LINE_SIZE);
+	if (max > seg)	/* room for a whole frame and a burst's tails */
+		chain = RTE_ALIGN_CEIL(max, 64) + sizeof(struct rte_mbuf *) * VF_MAX_BURST *
+			(vf_frames_segs(max, seg) - 1);
+	t = rte_zmalloc("vf_tmpl", sizeof(*t) + mem + chain, RTE_CACHE_LINE_SIZE);
 	fs->mode_priv = t;
 	if (!t)
 		return;
 	vf_frames_init(&t->fr, t->mem, &cfg->txpkts, &cfg->flows, 0, fs->tx_port->mac,
 		       cfg->peer[fs->tx_port->id].addr_bytes, NULL, 0);
+	t->seg = seg;
+	if (chain) {
+		t->scratch = t->mem + mem;
+		t->tails = (struct rte_mbuf **)(t->scratch + RTE_ALIGN_CEIL(max, 64));
+	}
 	vf_fwd_gen_pace_init(fs);
 }
 
@@ -142,6 +158,30 @@ uint16_t vf_fwd_gen_budget(struct vf_stream *fs)
 	return n;
 }
 
+/* A mix with frames longer than a segment: each frame whole in the
+ * scratch buffer, then copied into its segments; the burst's tails come
+ * from the pool at once, or the burst is dropped. */
+static uint16_t gen_fill_chained(struct vf_stream *fs, struct gen_tmpl *t, struct rte_mbuf **pkts,
+				 uint16_t n)
+{
+	unsigned int need = vf_frames_tails(&t->fr, n, t->seg), used = 0;
+
+	if (need && vf_mbuf_alloc_bulk_len(fs->cfg->pool, t->tails, need, fs->tx_port->id, 0)) {
+		rte_pktmbuf_free_bulk(pkts, n);
+		vf_ctr_add(fs->fwd_dropped, n);
+		return 0;
+	}
+	for (uint16_t i = 0; i < n; i++) {
+		uint32_t flow, sum;
+		uint16_t len = vf_frames_next(&t->fr, t->scratch, &flow, &sum);
+
+		if (t->fr.v6)
+			vf_frames_udp_cksum(t->scratch, VF_FRAMES_L4_OFF6, sum);
+		used += vf_chain_fill(pkts[i], t->scratch, len, t->seg, t->tails + used);
+	}
+	return n;
+}
+
 uint16_t vf_fwd_gen_fill(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct gen_tmpl *t = fs->mode_priv;
@@ -152,23 +192,16 @@ uint16_t vf_fwd_gen_fill(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t 
 		vf_ctr_add(fs->fwd_dropped, n);
 		return 0;
 	}
+	if (unlikely(t->scratch != NULL))
+		return gen_fill_chained(fs, t, pkts, n);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint32_t flow, sum;
 		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
 		uint16_t len = vf_frames_next(&t->fr, d, &flow, &sum);
 
-		if (unlikely(t->fr.v6)) {
-			/* IPv4 may leave the UDP checksum out; IPv6 may not */
-			uint16_t ck;
-
-			sum = (sum & 0xffff) + (sum >> 16);
-			sum = (sum & 0xffff) + (sum >> 16);
-			ck = (uint16_t)~sum;
-			if (ck == 0)
-				ck = 0xffff;
-			memcpy(d + VF_FRAMES_L4_OFF6 + 6, &ck, 2);
-		}
+		if (unlikely(t->fr.v6))
+			vf_frames_udp_cksum(d, VF_FRAMES_L4_OFF6, sum);
 		m->data_len = len;
 		m->pkt_len = len;
 	}

@@ -49,9 +49,8 @@ static int parse_item(const char *s, size_t n, struct vf_mix *r, unsigned int mi
 	if (colon)
 		*colon = '\0';
 	if (vf_parse_u64(item, 0, UINT16_MAX, &len) || len < min_len || len > max_len) {
-		snprintf(err, errlen, "bad length '%s': expected %u..%u bytes (without the FCS; %u is "
-			 "one mbuf's data room: longer, chained frames are not sent)", item, min_len,
-			 max_len, max_len);
+		snprintf(err, errlen, "bad length '%s': expected %u..%u bytes (without the FCS; "
+			 "frames longer than one mbuf go out chained)", item, min_len, max_len);
 		return -1;
 	}
 	if (colon && vf_parse_u64(colon + 1, 1, VF_MIX_MAX_PERIOD, &w)) {

@@ -67,6 +67,41 @@ size_t vf_frames_mem_size(const struct vf_mix *mix, unsigned int min_len);
 void vf_frames_init(struct vf_frames *g, void *mem, const struct vf_mix *mix,
 		    const struct vf_flows *fl, unsigned int min_len, const uint8_t smac[6],
 		    const uint8_t dmac[6], const void *payload, size_t payload_len);
+/* Segments of seg bytes that a frame of len bytes takes. */
+static inline unsigned int vf_frames_segs(uint32_t len, uint32_t seg)
+{
+	return len <= seg ? 1 : (len + seg - 1) / seg;
+}
+
+/* Tail segments (all but the first) the next n frames need, from the
+ * schedule's lengths: so that a burst takes them from the pool at once. */
+static inline unsigned int vf_frames_tails(const struct vf_frames *g, unsigned int n, uint32_t seg)
+{
+	unsigned int k = 0;
+	uint32_t pos = g->pos;
+
+	for (unsigned int i = 0; i < n; i++) {
+		k += vf_frames_segs(g->lens[g->sched[pos]].len, seg) - 1;
+		if (++pos == g->period)
+			pos = 0;
+	}
+	return k;
+}
+
+/* The UDP checksum from the sum vf_frames_next gave (with what the caller
+ * added), stored at off: IPv4 may leave it out, IPv6 may not. */
+static inline void vf_frames_udp_cksum(uint8_t *d, uint16_t off, uint32_t sum)
+{
+	uint16_t ck;
+
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	ck = (uint16_t)~sum;
+	if (ck == 0)
+		ck = 0xffff;
+	memcpy(d + off + 6, &ck, 2);
+}
+
 /* Frame seq of the stream comes next (slot and flow; a division). */
 void vf_frames_seek(struct vf_frames *g, uint64_t seq);
 

@@ -20,7 +20,7 @@
 #define VF_MIX_MAX_SIZES 16		/* lengths in one mix */
 #define VF_MIX_MAX_PERIOD 65536u	/* sum of the weights (after the gcd) */
 #define VF_MIX_MIN_LEN 42		/* Ethernet + IPv4 + UDP headers */
-#define VF_MIX_MAX_LEN 2048		/* one mbuf's data room: frames are not chained */
+#define VF_MIX_MAX_LEN 9000		/* jumbo; past one mbuf's data room, chained (vf_chain.h) */
 
 /* The named mixes, for messages and completion. */
 #define VF_MIX_NAMES "imix"

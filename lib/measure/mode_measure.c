@@ -13,13 +13,14 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "vf_chain.h"
 #include "vf_frames.h"
 #include "vf_fwd_mode.h"
 #include "vf_meas.h"
 #include "vf_seq.h"
 #include "vf_stamp.h"
 
-#define MAX_FRAME 2048		/* --txpkts' bound: a longer frame is not ours */
+#define MAX_FRAME (VF_MIX_MAX_LEN + 4)	/* --txpkts' bound (and a VLAN tag): longer is not ours */
 #define SEQ_SANE (1ull << 32)	/* a jump beyond this is a forged stamp */
 
 struct meas_rec {
@@ -50,6 +51,11 @@ struct meas_tx {
 	uint64_t rearm;			/* vf_mbuf_rearm_word for our frames */
 	uint16_t nspare;		/* received, accounted, kept to send again */
 	struct rte_mbuf *spare[VF_MAX_BURST];
+	/* frames longer than a segment (vf_chain.h); scratch NULL: none */
+	uint32_t seg;			/* data room of a segment */
+	uint8_t *scratch;		/* a whole frame, then copied into segments */
+	struct rte_mbuf **tails;	/* a burst's tail segments */
+	unsigned int tails_used;
 	/* lengths, flows and the template (magic and stream in its payload) */
 	struct vf_frames fr;
 	uint8_t mem[] __rte_cache_aligned;	/* the frames' template and schedule */
@@ -86,7 +92,8 @@ static void core_reset(struct meas_core *c, uint8_t epoch)
  * adds. */
 static inline uint64_t fill_one(struct meas_tx *t, struct rte_mbuf *m, uint8_t epoch)
 {
-	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+	uint8_t *f = unlikely(t->scratch != NULL) ? t->scratch : rte_pktmbuf_mtod(m, uint8_t *);
+	uint8_t *d = f;
 	uint32_t flow, sum, fe;
 	uint16_t len = vf_frames_next(&t->fr, d, &flow, &sum);
 	uint64_t seq = t->seq++;
@@ -97,6 +104,10 @@ static inline uint64_t fill_one(struct meas_tx *t, struct rte_mbuf *m, uint8_t e
 	d += t->fr.payload_off;		/* the stamp: after the UDP header */
 	memcpy(d + 4, &fe, 4);
 	memcpy(d + 8, &seq, 8);
+	/* a jumbo frame into its segments; the stamp stays in the first,
+	 * where stamp_one writes the TSC and the checksum */
+	if (unlikely(t->scratch != NULL))
+		t->tails_used += vf_chain_fill(m, f, len, t->seg, t->tails + t->tails_used);
 	/* each term below 2^32 and a handful of them: no carry out of 64 bits */
 	return (uint64_t)sum + fe + (uint32_t)seq + (seq >> 32);
 }
@@ -159,6 +170,17 @@ static void tx_burst(struct vf_stream *fs, struct meas_tx *t)
 		n = k;
 		if (!n)
 			return;
+	}
+	if (unlikely(t->scratch != NULL)) {
+		unsigned int need = vf_frames_tails(&t->fr, n, t->seg);
+
+		t->tails_used = 0;
+		if (need && vf_mbuf_alloc_bulk_len(fs->cfg->pool, t->tails, need,
+						   fs->tx_port->id, 0)) {
+			rte_pktmbuf_free_bulk(t->pend, n);
+			vf_ctr_add(fs->fwd_dropped, n);	/* nothing stamped: not a loss */
+			return;
+		}
 	}
 	if (fs->cfg->count)
 		fs->gen_left -= n;
@@ -373,10 +395,23 @@ static void measure_init(struct vf_stream *fs)
 		c->clear_seen = clear_req;
 		core_reset(c, cur_epoch());
 	}
-	t = rte_zmalloc("vf_meas_tx", sizeof(*t) + vf_frames_mem_size(&cfg->txpkts, min_len),
-			RTE_CACHE_LINE_SIZE);
-	if (!t)
-		return;
+	{
+		size_t mem = vf_frames_mem_size(&cfg->txpkts, min_len), chain = 0;
+		uint32_t seg = rte_pktmbuf_data_room_size(cfg->pool) - RTE_PKTMBUF_HEADROOM;
+		unsigned int max = vf_mix_max(&cfg->txpkts);
+
+		if (max > seg)	/* room for a whole frame and a burst's tails */
+			chain = RTE_ALIGN_CEIL(max, 64) + sizeof(struct rte_mbuf *) * VF_MAX_BURST *
+				(vf_frames_segs(max, seg) - 1);
+		t = rte_zmalloc("vf_meas_tx", sizeof(*t) + mem + chain, RTE_CACHE_LINE_SIZE);
+		if (!t)
+			return;
+		t->seg = seg;
+		if (chain) {
+			t->scratch = t->mem + mem;
+			t->tails = (struct rte_mbuf **)(t->scratch + RTE_ALIGN_CEIL(max, 64));
+		}
+	}
 	t->core = c;
 	{
 		uint16_t room = rte_pktmbuf_data_room_size(cfg->pool);

@@ -12,6 +12,8 @@
 
 #include <rte_mbuf.h>
 
+#include "vf_chain.h"
+#include "vf_frames.h"
 #include "vf_log.h"
 #include "vf_out.h"
 #include "vf_prom.h"
@@ -137,9 +139,9 @@ int vf_session_traffic_check(struct vf_session *ses, char *err, size_t errlen)
 
 	if (ses->fwd.pool) {
 		room = rte_pktmbuf_data_room_size(ses->fwd.pool) - RTE_PKTMBUF_HEADROOM;
-		if (max > room) {
-			snprintf(err, errlen, "--txpkts %u is longer than one mbuf's data room (%u bytes): "
-				 "frames are not chained", max, room);
+		if (vf_frames_segs(max, room) > VF_CHAIN_MAX_SEGS) {
+			snprintf(err, errlen, "--txpkts %u takes more than %u mbufs of %u bytes",
+				 max, VF_CHAIN_MAX_SEGS, room);
 			return -1;
 		}
 	}

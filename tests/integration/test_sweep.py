@@ -101,7 +101,7 @@ else:
 for args, msg in ((["--search-sizes", "64"], "needs --search"),
                   (["--search", "--search-sizes", "64:7,128:1"], "weighted"),
                   (["--search", "--search-sizes", "64,,128"], "empty"),
-                  (["--search", "--search-sizes", "2049"], "bad --search-sizes entry '2049'"),
+                  (["--search", "--search-sizes", "9001"], "bad --search-sizes entry '9001'"),
                   (["--search", "--search-sizes", "rfc2545"], "rfc2545")):
     r = vftest.run([binary("nullgen"), "--port", "memif", "--fwd", "measure"] + args, timeout=30)
     check(r.returncode == 2 and msg in r.stderr, f"{args}: exit {r.returncode}: {r.stderr}")

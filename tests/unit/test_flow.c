@@ -428,6 +428,17 @@ static void test_frames(void **state)
 			uint32_t flow, sum;
 			uint16_t len, want = m.len[slot[i % vf_mix_period(&m)]], ck;
 
+			/* the tails of the next 3 frames in segments of 100 bytes */
+			{
+				unsigned int tails = 0;
+
+				for (uint32_t j = 0; j < 3; j++) {
+					uint32_t l = m.len[slot[(i + j) % vf_mix_period(&m)]];
+
+					tails += vf_frames_segs(k == 2 && l < 64 ? 64 : l, 100) - 1;
+				}
+				assert_int_equal(vf_frames_tails(&g, 3, 100), tails);
+			}
 			memset(f, 0xee, 2048);
 			len = vf_frames_next(&g, f, &flow, &sum);
 			if (k == 2 && want < 64)

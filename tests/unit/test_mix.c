@@ -80,6 +80,7 @@ static void test_parse(void **state)
 	assert_string_equal(buf, "64-byte");
 	/* the bounds and the most lengths */
 	mix("42,2048");
+	mix("2049,9000");
 	mix("42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57");
 	m = mix("64:65535,65:1");
 	assert_int_equal(vf_mix_period(&m), 65536);
@@ -90,8 +91,8 @@ static void test_parse_errors(void **state)
 	(void)state;
 	bad("", "empty");
 	bad("41", "bad length '41'");
-	bad("2049", "chained frames are not sent");
-	bad("9000", "bad length '9000'");
+	bad("9001", "go out chained");
+	bad("65536", "bad length '65536'");
 	bad("64,", "empty");
 	bad(",64", "empty");
 	bad("64,,128", "empty");
