@@ -143,6 +143,8 @@ int vf_session_traffic_check(struct vf_session *ses, char *err, size_t errlen)
 			return -1;
 		}
 	}
+	if (vf_session_replay_check(ses, err, errlen))
+		return -1;
 	return vf_fwd_flows_resolve(&ses->fwd, err, errlen);
 }
 
