@@ -46,12 +46,12 @@ int vf_pcap_split_build(const struct vf_pcap *cap, enum vf_pcap_split_mode mode,
 
 	memset(out, 0, sizeof(*out));
 	if (mode != VF_PCAP_SPLIT_MAC && mode != VF_PCAP_SPLIT_IFACE) {
-		snprintf(err, errlen, "split %s: nothing to split", vf_pcap_split_mode_name(mode));
+		snprintf(err, errlen, "%s: not a way to split", vf_pcap_split_mode_name(mode));
 		return -1;
 	}
 	if (mode == VF_PCAP_SPLIT_IFACE && !cap->ng) {
-		snprintf(err, errlen, "split iface needs a pcapng capture: a pcap file has no interfaces "
-			 "(split mac splits by source MAC)");
+		snprintf(err, errlen, "a split by interface needs a pcapng capture: a pcap file has "
+			 "no interfaces (mac splits by source MAC)");
 		return -1;
 	}
 	out->idx = malloc((cap->n ? cap->n : 1) * sizeof(*out->idx));

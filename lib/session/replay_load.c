@@ -20,9 +20,9 @@ static void split_log(const struct vf_session *ses)
 	if (ses->split == VF_PCAP_SPLIT_MAC)
 		rte_ether_format_addr(mac, sizeof(mac),
 				      (const struct rte_ether_addr *)(cap->buf + cap->frames[0].off + 6));
-	VF_INFO("replay: %u frames split by %s%s%s: %u sent on the first port of each pair, %u on the second",
-		cap->n, vf_pcap_split_mode_name(ses->split), mac[0] ? ", side 0 from " : "", mac,
-		sp->n[0], sp->n[1]);
+	VF_INFO("replay: %u frames split by %s: %u%s%s%s sent on the first port of each pair, "
+		"%u on the second", cap->n, vf_pcap_split_mode_name(ses->split), sp->n[0],
+		mac[0] ? " (from " : "", mac, mac[0] ? ")" : "", sp->n[1]);
 	if (!sp->n[0] || !sp->n[1])
 		VF_WARN("replay: --split %s puts every frame on one side: the other port sends nothing",
 			vf_pcap_split_mode_name(ses->split));
@@ -32,6 +32,7 @@ int vf_session_replay_load(struct vf_session *ses, char *err, size_t errlen)
 {
 	/* Bounded: the frames stay in memory for the run (vf_pcap_read.h). */
 	static const struct vf_pcap_limits lim = { 1ull << 30, 16u << 20, 2048 };
+	char msg[200];
 
 	if (!ses->pcap_file[0]) {
 		if (ses->split != VF_PCAP_SPLIT_NONE) {
@@ -49,8 +50,10 @@ int vf_session_replay_load(struct vf_session *ses, char *err, size_t errlen)
 	ses->fwd.replay = &ses->pcap;
 	if (ses->split == VF_PCAP_SPLIT_NONE)
 		return 0;
-	if (vf_pcap_split_build(&ses->pcap, ses->split, &ses->pcap_split, err, errlen))
+	if (vf_pcap_split_build(&ses->pcap, ses->split, &ses->pcap_split, msg, sizeof(msg))) {
+		snprintf(err, errlen, "--split %s: %s", vf_pcap_split_mode_name(ses->split), msg);
 		return -1;
+	}
 	ses->fwd.replay_split = &ses->pcap_split;
 	split_log(ses);
 	return 0;
