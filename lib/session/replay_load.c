@@ -1,6 +1,6 @@
 /* replay's capture: read (--pcap) and split (--split) once before the
- * run, and the ports checked against the split at every start
- * (vf_session.h). */
+ * run (vf_session.h; the ports are checked against the split at every
+ * start, in session.c). */
 #include "vf_session.h"
 
 #include <stdio.h>
@@ -56,23 +56,6 @@ int vf_session_replay_load(struct vf_session *ses, char *err, size_t errlen)
 	}
 	ses->fwd.replay_split = &ses->pcap_split;
 	split_log(ses);
-	return 0;
-}
-
-int vf_session_replay_check(const struct vf_session *ses, char *err, size_t errlen)
-{
-	unsigned int n = 0;
-
-	if (!ses->fwd.replay_split)
-		return 0;
-	for (uint16_t p = 0; p < vf_port_count(); p++)
-		n += vf_port_get(p) != NULL;
-	if (n % 2) {
-		snprintf(err, errlen, "--split %s sends the two sides of the capture on the two ports of "
-			 "a pair: %u port%s, give an even number", vf_pcap_split_mode_name(ses->split), n,
-			 n == 1 ? "" : "s");
-		return -1;
-	}
 	return 0;
 }
 
