@@ -29,6 +29,10 @@ struct replay {
 	bool done;
 };
 
+/* With --split, the TSC of the run's time 0, shared by its streams: set by
+ * the first to poll, zeroed by replay_init before the cores start. */
+static uint64_t split_t0;
+
 static inline const struct vf_pcap_frame *frame_at(const struct replay *r, const struct vf_pcap *cap,
 						   uint32_t i)
 {
@@ -65,6 +69,7 @@ static void replay_init(struct vf_stream *fs)
 	if (!r)
 		return;
 	vf_fwd_gen_pace_init(fs);
+	__atomic_store_n(&split_t0, 0, __ATOMIC_RELAXED);
 	if (cap)
 		pick_side(fs, r);
 	if (!r->n) {
@@ -79,6 +84,19 @@ static void replay_init(struct vf_stream *fs)
 	r->pass_cycles = (uint64_t)(span / r->ns_per_cycle) + 1;
 }
 
+/* Time 0 of the first pass, once per stream and run: with --split the
+ * same instant for every stream (the two directions on two cores keep
+ * their recorded order), else the stream's first poll. */
+static uint64_t first_t0(const struct vf_stream *fs, uint64_t now)
+{
+	uint64_t t0 = 0;
+
+	if (!fs->cfg->replay_split ||
+	    __atomic_compare_exchange_n(&split_t0, &t0, now, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return now;
+	return t0;	/* another stream's, read by the failed exchange */
+}
+
 /* Frames due now, at most a burst: by the rate (and --pattern), or by the
  * recorded time of this pass's frames; --count bounds both. */
 static uint16_t due(struct vf_stream *fs, struct replay *r, const struct vf_pcap *cap)
@@ -91,7 +109,7 @@ static uint16_t due(struct vf_stream *fs, struct replay *r, const struct vf_pcap
 		uint64_t now = rte_rdtsc();
 
 		if (!r->t0)
-			r->t0 = now;
+			r->t0 = first_t0(fs, now);
 		if (now < r->t0)
 			return 0;	/* the gap before the next pass */
 		double at = (double)(now - r->t0) * r->ns_per_cycle;
