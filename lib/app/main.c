@@ -416,14 +416,10 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 		return usage_error(tool, "--pattern burst:N and poisson need a mean rate: give --rate");
 	if ((app->ses.fwd.mode == vf_fwd_mode_find("replay")) != (app->ses.pcap_file[0] != '\0'))
 		return usage_error(tool, "--fwd replay and --pcap FILE go together");
-	if (app->ses.pcap_file[0]) {
-		/* Bounded: the frames stay in memory for the run (vf_pcap_read.h). */
-		static const struct vf_pcap_limits lim = { 1ull << 30, 16u << 20, 2048 };
-
-		if (vf_pcap_load(app->ses.pcap_file, &lim, &app->ses.pcap, err, sizeof(err)))
-			return usage_error(tool, err);
-		app->ses.fwd.replay = &app->ses.pcap;
-	}
+	if (app->ses.verbose)	/* before the capture's split says how it fell */
+		vf_log_set_level(app->ses.verbose > 1 ? VF_LOG_DEBUG : VF_LOG_INFO);
+	if (vf_session_replay_load(&app->ses, err, sizeof(err)))
+		return usage_error(tool, err);
 	if (vf_fwd_flows_resolve(&app->ses.fwd, err, sizeof(err)))
 		return usage_error(tool, err);
 	if (app->ses.search.nb_goals && app->ses.search.bisect)
@@ -436,8 +432,6 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 		if (vf_search_goals(&app->ses.search, g, names, err, sizeof(err)) < 0)
 			return usage_error(tool, err);
 	}
-	if (app->ses.verbose)
-		vf_log_set_level(app->ses.verbose > 1 ? VF_LOG_DEBUG : VF_LOG_INFO);
 
 	/* Size the pool before the EAL starts: without hugepages the memory
 	 * is fixed at start-up. */
@@ -490,7 +484,8 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 		status = 1;
 		goto out;
 	}
-	if (vf_session_resolve_rates(&app->ses, err, sizeof(err))) {
+	if (vf_session_resolve_rates(&app->ses, err, sizeof(err)) ||
+	    vf_session_replay_check(&app->ses, err, sizeof(err))) {
 		VF_ERR("%s", err);
 		status = EXIT_USAGE;
 		goto out;
@@ -587,7 +582,7 @@ int vf_app_main(const struct vf_tool *tool, int argc, char **argv)
 		fclose(app->ses.stats_fp);
 	for (unsigned int i = 0; i < app->nb_specs; i++)
 		free(app->specs[i]);
-	vf_pcap_free(&app->ses.pcap);
+	vf_session_replay_free(&app->ses);
 	free(app);
 	return status;
 }

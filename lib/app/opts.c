@@ -201,6 +201,13 @@ static int o_speed(struct vf_app *app, const char *arg, char *err, size_t errlen
 	return set_double(&app->ses.fwd.replay_speed, 0.001, 1e6, arg, "--speed",
 			  "a factor in 0.001..1000000 (2: twice as fast)", err, errlen);
 }
+static int o_split(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	if (!vf_pcap_split_mode_parse(arg, &app->ses.split))
+		return 0;
+	snprintf(err, errlen, "bad --split '%s': expected none, mac or iface", arg);
+	return -1;
+}
 static int o_loop(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { U(fwd.replay_loops, 0, UINT64_MAX, "--loop"); return 0; }
 static int o_count(struct vf_app *app, const char *arg, char *err, size_t errlen)
@@ -511,6 +518,9 @@ const struct vf_opt vf_common_opts[] = {
 	  VF_COMP_NONE, NULL, o_speed },
 	{ "loop", 0, "N", "replay: send the capture N times, then end the run (default 1; 0: until stopped)",
 	  VF_COMP_NONE, NULL, o_loop },
+	{ "split", 0, "MODE", "replay, two ports a pair: the first port sends the frames from the first frame's "
+	  "source MAC (mac) or of pcapng interface 0 (iface), the second the rest (default none: both all)",
+	  VF_COMP_CHOICES, VF_PCAP_SPLIT_NAMES, o_split },
 	{ "count", 0, "N", "txonly/flowgen/measure: packets to generate per stream, then idle (measure: then stop) (default: unlimited)",
 	  VF_COMP_NONE, NULL, o_count },
 	{ "drain-ms", 0, "MS", "measure: receive this long after the last send, so late packets count (default 100)",

@@ -5,7 +5,12 @@
  * Each send copies the frame from that memory into a fresh mbuf, as txonly
  * copies its template: a sent mbuf belongs to the driver, which may write
  * into it (virtio_user puts its header in the headroom), so the same mbuf
- * cannot safely go out twice.  No file access on the forwarding cores. */
+ * cannot safely go out twice.  No file access on the forwarding cores.
+ *
+ * With --split each stream replays its side's frames only (an index
+ * array built before the run), at their times in the whole capture and
+ * with the whole capture's pass length, so the two directions interleave
+ * as recorded and their passes stay in step. */
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -14,13 +19,43 @@
 #include "vf_fwd_mode.h"
 
 struct replay {
-	uint32_t next;		/* the next frame to send */
+	const uint32_t *idx;	/* the capture's frames this stream sends; NULL: all */
+	uint32_t n;		/* how many */
+	uint32_t next;		/* the next of them to send */
 	uint64_t loops;		/* passes over the capture finished */
 	uint64_t t0;		/* TSC at which this pass's time 0 falls */
 	double ns_per_cycle;	/* capture ns per TSC cycle: --speed / tsc_hz */
 	uint64_t pass_cycles;	/* TSC cycles of one pass, gap to the next included */
 	bool done;
 };
+
+/* With --split, the TSC of the run's time 0, shared by its streams: set by
+ * the first to poll, zeroed by replay_init before the cores start. */
+static uint64_t split_t0;
+
+static inline const struct vf_pcap_frame *frame_at(const struct replay *r, const struct vf_pcap *cap,
+						   uint32_t i)
+{
+	return &cap->frames[r->idx ? r->idx[i] : i];
+}
+
+/* The frames of the stream's side: streams are made in port order, so a
+ * pair's first port is the one with the lower id (vf_fwd_setup).  A lone
+ * port (no pair: refused before the run) sends nothing. */
+static void pick_side(struct vf_stream *fs, struct replay *r)
+{
+	const struct vf_pcap_split *sp = fs->cfg->replay_split;
+	unsigned int side = fs->tx_port->id < fs->rx_port->id ? 0 : 1;
+
+	if (!sp) {
+		r->n = fs->cfg->replay->n;
+		return;
+	}
+	if (fs->tx_port == fs->rx_port)
+		return;
+	r->idx = vf_pcap_split_side(sp, side);
+	r->n = sp->n[side];
+}
 
 static void replay_init(struct vf_stream *fs)
 {
@@ -34,7 +69,10 @@ static void replay_init(struct vf_stream *fs)
 	if (!r)
 		return;
 	vf_fwd_gen_pace_init(fs);
-	if (!cap || !cap->n) {
+	__atomic_store_n(&split_t0, 0, __ATOMIC_RELAXED);
+	if (cap)
+		pick_side(fs, r);
+	if (!r->n) {
 		r->done = true;
 		return;
 	}
@@ -44,6 +82,19 @@ static void replay_init(struct vf_stream *fs)
 	span = (double)cap->frames[cap->n - 1].ts_ns;
 	span += cap->n > 1 ? span / (cap->n - 1) : 1e6;
 	r->pass_cycles = (uint64_t)(span / r->ns_per_cycle) + 1;
+}
+
+/* Time 0 of the first pass, once per stream and run: with --split the
+ * same instant for every stream (the two directions on two cores keep
+ * their recorded order), else the stream's first poll. */
+static uint64_t first_t0(const struct vf_stream *fs, uint64_t now)
+{
+	uint64_t t0 = 0;
+
+	if (!fs->cfg->replay_split ||
+	    __atomic_compare_exchange_n(&split_t0, &t0, now, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return now;
+	return t0;	/* another stream's, read by the failed exchange */
 }
 
 /* Frames due now, at most a burst: by the rate (and --pattern), or by the
@@ -58,15 +109,15 @@ static uint16_t due(struct vf_stream *fs, struct replay *r, const struct vf_pcap
 		uint64_t now = rte_rdtsc();
 
 		if (!r->t0)
-			r->t0 = now;
+			r->t0 = first_t0(fs, now);
 		if (now < r->t0)
 			return 0;	/* the gap before the next pass */
 		double at = (double)(now - r->t0) * r->ns_per_cycle;
 
 		if (fs->cfg->count && fs->gen_left < max)
 			max = (uint16_t)fs->gen_left;
-		while (n < max && r->next + n < cap->n &&
-		       (double)cap->frames[r->next + n].ts_ns <= at)
+		while (n < max && r->next + n < r->n &&
+		       (double)frame_at(r, cap, r->next + n)->ts_ns <= at)
 			n++;
 	}
 	if (fs->cfg->count)
@@ -96,12 +147,12 @@ static void replay_fwd(struct vf_stream *fs)
 				   fs->tx_port->id);
 	/* at --rate a burst may run over the end of a pass into the next */
 	for (uint16_t i = 0; i < n; i++) {
-		const struct vf_pcap_frame *f = &cap->frames[r->next];
+		const struct vf_pcap_frame *f = frame_at(r, cap, r->next);
 
 		vf_mbuf_init_len(pkts[i], rearm, f->len);
 		pkts[i]->tx_offload = 0;
 		rte_memcpy(rte_pktmbuf_mtod(pkts[i], void *), cap->buf + f->off, f->len);
-		if (++r->next < cap->n)
+		if (++r->next < r->n)
 			continue;
 		r->next = 0;
 		r->loops++;

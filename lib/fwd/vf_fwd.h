@@ -15,6 +15,7 @@
 #include "vf_mix.h"
 #include "vf_pace.h"
 #include "vf_pcap_read.h"
+#include "vf_pcap_split.h"
 #include "vf_port.h"
 
 #define VF_MAX_BURST   512
@@ -90,6 +91,9 @@ struct vf_fwd_cfg {
 	struct vf_pattern pattern;	/* --pattern: how the frames of rate_pps fall */
 	/* replay: the capture (--pcap, in memory), --speed and --loop (0: forever) */
 	const struct vf_pcap *replay;
+	/* --split: the stream sending on a pair's first port replays side 0,
+	 * the one sending on its second side 1; NULL: each the whole capture */
+	const struct vf_pcap_split *replay_split;
 	double replay_speed;
 	uint64_t replay_loops;
 	uint64_t count;			/* generators: packets per stream, 0: no limit */

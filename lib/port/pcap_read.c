@@ -53,8 +53,9 @@ static uint16_t u16(const struct rd *r, size_t off)
 	return r->swap ? __builtin_bswap16(v) : v;
 }
 
-/* One frame: its bytes at off, its time in ns (absolute, as recorded). */
-static int add(struct rd *r, size_t off, uint32_t len, uint64_t ts_ns)
+/* One frame: its bytes at off, its time in ns (absolute, as recorded),
+ * the interface it was captured on (pcapng; 0 in pcap). */
+static int add(struct rd *r, size_t off, uint32_t len, uint64_t ts_ns, uint16_t iface)
 {
 	struct vf_pcap *p = r->out;
 	struct vf_pcap_frame *f;
@@ -90,6 +91,7 @@ static int add(struct rd *r, size_t off, uint32_t len, uint64_t ts_ns)
 	f->ts_ns = ts_ns - r->first_ns;
 	f->off = off;
 	f->len = len;
+	f->iface = iface;
 	p->bytes += len;
 	return 0;
 }
@@ -120,7 +122,7 @@ static int parse_pcap(struct rd *r, bool nano)
 		if (incl > r->len - off - 16)
 			return fail(r, "pcap: record %u: %u bytes captured, %zu left in the file",
 				    r->out->n + 1, incl, r->len - off - 16);
-		if (add(r, off + 16, incl, (uint64_t)sec * 1000000000ull + (nano ? frac : frac * 1000ull)))
+		if (add(r, off + 16, incl, (uint64_t)sec * 1000000000ull + (nano ? frac : frac * 1000ull), 0))
 			return -1;
 		off += 16 + (size_t)incl;
 	}
@@ -240,7 +242,7 @@ static int parse_pcapng(struct rd *r)
 				return fail(r, "pcapng: packet block at byte %zu: %u bytes captured, "
 					    "%zu in the block", off, cap, body - 20);
 			ts = (uint64_t)u32(r, off + 12) << 32 | u32(r, off + 16);
-			if (ts_to_ns(r, &ifs[id], ts, &ns) || add(r, off + 28, cap, ns))
+			if (ts_to_ns(r, &ifs[id], ts, &ns) || add(r, off + 28, cap, ns, (uint16_t)id))
 				return -1;
 			last_ts = ns;
 		} else if (type == 3) {		/* simple packet: no time, interface 0 */
@@ -259,7 +261,7 @@ static int parse_pcapng(struct rd *r)
 			if (cap > body - 4)
 				return fail(r, "pcapng: simple packet block at byte %zu: %u bytes, %zu in "
 					    "the block", off, cap, body - 4);
-			if (add(r, off + 12, cap, last_ts))
+			if (add(r, off + 12, cap, last_ts, 0))
 				return -1;
 		}
 		off += blen;

@@ -19,6 +19,7 @@ struct vf_pcap_frame {
 	uint64_t ts_ns;		/* from the first frame, never going back */
 	uint64_t off;		/* of its bytes in vf_pcap.buf */
 	uint32_t len;
+	uint16_t iface;		/* pcapng: its interface in its section (< 64); pcap: 0 */
 };
 
 struct vf_pcap {

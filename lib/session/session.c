@@ -133,6 +133,23 @@ int vf_session_port_add(struct vf_session *ses, const char *spec, char *err, siz
 	return id;
 }
 
+int vf_session_replay_check(const struct vf_session *ses, char *err, size_t errlen)
+{
+	unsigned int n = 0;
+
+	if (!ses->fwd.replay_split)
+		return 0;
+	for (uint16_t p = 0; p < vf_port_count(); p++)
+		n += vf_port_get(p) != NULL;
+	if (n % 2) {
+		snprintf(err, errlen, "--split %s sends the two sides of the capture on the two ports of "
+			 "a pair: %u port%s, give an even number", vf_pcap_split_mode_name(ses->split), n,
+			 n == 1 ? "" : "s");
+		return -1;
+	}
+	return 0;
+}
+
 int vf_session_traffic_check(struct vf_session *ses, char *err, size_t errlen)
 {
 	unsigned int max = vf_mix_max(&ses->fwd.txpkts), room;
@@ -145,6 +162,8 @@ int vf_session_traffic_check(struct vf_session *ses, char *err, size_t errlen)
 			return -1;
 		}
 	}
+	if (vf_session_replay_check(ses, err, errlen))
+		return -1;
 	return vf_fwd_flows_resolve(&ses->fwd, err, errlen);
 }
 

@@ -78,6 +78,8 @@ struct vf_session {
 	/* replay: --pcap, read once before the run (fwd.replay points here) */
 	char pcap_file[512];
 	struct vf_pcap pcap;
+	enum vf_pcap_split_mode split;	/* --split */
+	struct vf_pcap_split pcap_split;	/* fwd.replay_split points here, but with none */
 	/* measuring */
 	char hist_file[512];
 	struct vf_meas_limits limits;
@@ -100,9 +102,20 @@ int vf_session_signalled(void);
 /* Creates, configures and starts a port with the session's queue settings
  * and fwd.pool.  Returns its id, or -1 with a message in err. */
 int vf_session_port_add(struct vf_session *ses, const char *spec, char *err, size_t errlen);
+/* replay: reads --pcap and splits it by --split (fwd.replay and
+ * fwd.replay_split then point into ses).  0 (at once without --pcap), or
+ * -1 with a message in err: --split without --pcap or with --one-way, a
+ * file that does not load, a split that cannot be made. */
+int vf_session_replay_load(struct vf_session *ses, char *err, size_t errlen);
+/* --split over the ports that exist now: whole pairs.  0, or -1 with a
+ * message in err. */
+int vf_session_replay_check(const struct vf_session *ses, char *err, size_t errlen);
+/* Frees the capture and its split (and clears fwd's pointers to them). */
+void vf_session_replay_free(struct vf_session *ses);
 /* What the generators will send, checked against the pool and the mode in
  * use: the longest --txpkts fits one mbuf, the --flow-* fields and --flows
- * resolve (fwd.flows.n).  0, or -1 with a message in err. */
+ * resolve (fwd.flows.n), the ports make whole pairs for --split.  0, or
+ * -1 with a message in err. */
 int vf_session_traffic_check(struct vf_session *ses, char *err, size_t errlen);
 /* (Re)builds the streams over the current ports and starts forwarding
  * (-EINVAL, said on stderr, when vf_session_traffic_check fails). */

@@ -55,6 +55,8 @@ got = complete("nullgen", "nullgen --pattern ")
 check(set(got) == {"constant", "burst:", "poisson"}, f"nullgen --pattern -> {got}")
 got = complete("vfwd", "vfwd --pattern po")
 check(got == ["poisson"], f"vfwd --pattern po -> {got}")
+got = complete("nullgen", "nullgen --split ")
+check(set(got) == {"none", "mac", "iface"}, f"nullgen --split -> {got}")
 # the control socket (issue 29): an option of every tool, and the client's own
 for tool in ("vfwd", "nullgen", "vhostd", "memifctl"):
     got = complete(tool, f"{tool} --ctl")

@@ -278,6 +278,10 @@ static void test_pcapng(void **state)
 		check_frame(&w, &p, 0, 61, 5, 0);
 		check_frame(&w, &p, 1, 64, 6, 500000000);
 		check_frame(&w, &p, 2, 64, 7, 500000000);
+		/* the interface of each (replay --split iface) */
+		assert_int_equal(p.frames[0].iface, 0);
+		assert_int_equal(p.frames[1].iface, 1);
+		assert_int_equal(p.frames[2].iface, 0);
 		free(p.frames);
 		prefixes(&w);
 	}
