@@ -17,7 +17,9 @@
 #include "memif.h"
 #include "vf_log.h"
 
-#define APP_NAME "vfwd"
+/* The name a peer shows for us (VPP's "show memif", our peer_name): the
+ * tool's own, so that an operator tells nullgen from memifctl or vfwd. */
+#define APP_NAME program_invocation_short_name
 
 static int fail(struct memif_conn *c, const char *reason)
 {

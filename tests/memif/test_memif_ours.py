@@ -22,7 +22,7 @@ cli = Ours("vfwd", ["--port", f"memif,role=client,id=7,socket={name},bsize=1024,
 cli.wait_state("connected")
 srv.wait_state("connected")
 i = cli.dinfo()
-check(i["peer_name"] == "vfwd" and i["rings_c2s"] == 2 and i["rings_s2c"] == 2, f"{i}")
+check(i["peer_name"] == "memifctl" and i["rings_c2s"] == 2 and i["rings_s2c"] == 2, f"{i}")
 cli.cmd("start tx_first")
 wait_for(lambda: cli.stats()["ipackets"] >= 100, timeout=60, what="100 packets back")
 c, s = cli.stats(), srv.stats()
