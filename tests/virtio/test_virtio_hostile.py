@@ -184,7 +184,11 @@ class Backend:
     # -- packed ring, device side (first lap only: wrap counter 1; every
     # buffer one descriptor, used in order, so buffer k is slot k) --
     def pdesc(self, i, k):
-        return self.rd(self.rings[i]["desc"] + 16 * k, "<QIHH")
+        # the flags first, then the rest, as a device must (one read could
+        # see the fields from before the flags' release)
+        d = self.rings[i]["desc"] + 16 * k
+        fl = self.rd(d + 14, "<H")[0]
+        return self.rd(d, "<QIH") + (fl,)
 
     def pused(self, i, k, id_, ln, flags=(1 << 7) | (1 << 15)):
         d = self.rings[i]["desc"] + 16 * k

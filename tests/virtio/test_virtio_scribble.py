@@ -72,9 +72,13 @@ class Device(Backend):
 
     def p_avail(self, i, k):
         s, w = self._pslot(i, k)
-        addr, ln, id_, fl = self.rd(self.rings[i]["desc"] + 16 * s, "<QIHH")
+        # the flags first, then the rest, as a device must: read in one go,
+        # the address could predate the flags' release (a torn read)
+        d = self.rings[i]["desc"] + 16 * s
+        fl = self.rd(d + 14, "<H")[0]
         if bool(fl & AVAIL) != bool(w) or bool(fl & USED) == bool(w):
             return None
+        addr, ln, id_ = self.rd(d, "<QIH")
         return addr, ln, id_, fl
 
     def p_used(self, i, k, id_, ln):
