@@ -33,6 +33,23 @@ uint32_t vf_stamp_base_sum(const uint8_t *f, uint32_t len)
 	return sum;
 }
 
+/* The full UDP checksum, non-zero and right: the pseudo-header (the two
+ * addresses, alen bytes at addrs; protocol 17; the length) plus the
+ * datagram of ulen bytes. */
+static bool udp_cksum_ok(const uint8_t *addrs, uint32_t alen, const uint8_t *udp, uint32_t ulen)
+{
+	uint64_t sum64 = vf_csum64(addrs, alen, 0);
+	uint16_t proto = 0, w;
+
+	((uint8_t *)&proto)[1] = 17;
+	sum64 = vf_csum_add(sum64, proto);
+	memcpy(&w, udp + 4, 2);
+	sum64 = vf_csum_add(sum64, w);
+	sum64 = vf_csum64(udp, ulen, sum64);
+	memcpy(&w, udp + 6, 2);
+	return w != 0 && vf_csum_fold64(sum64) == 0xffff;
+}
+
 /* IPv6 at off: UDP right after the fixed header (extension headers are
  * not ours), the checksum over the pseudo-header and the datagram, and a
  * zero checksum is not allowed (RFC 8200 8.1). */
@@ -40,9 +57,8 @@ static enum vf_stamp_result parse6(const uint8_t *f, uint32_t len, uint32_t off,
 				   struct vf_stamp *s)
 {
 	const uint8_t *ip = f + off, *udp = ip + 40, *st = udp + 8;
-	uint16_t magic, proto = 0, w;
+	uint16_t magic;
 	uint32_t ulen;
-	uint64_t sum64;
 
 	if (len < off + 40 + 8 + 2 || (ip[0] >> 4) != 6 || ip[6] != 17)
 		return VF_STAMP_FOREIGN;
@@ -52,14 +68,7 @@ static enum vf_stamp_result parse6(const uint8_t *f, uint32_t len, uint32_t off,
 	ulen = rd16be(udp + 4);
 	if (ulen < 8 + VF_STAMP_LEN || off + 40 + ulen > len || ulen > rd16be(ip + 4))
 		return VF_STAMP_CORRUPT;	/* ours, cut short */
-	sum64 = vf_csum64(ip + 8, 32, 0);
-	((uint8_t *)&proto)[1] = 17;
-	sum64 = vf_csum_add(sum64, proto);
-	memcpy(&w, udp + 4, 2);
-	sum64 = vf_csum_add(sum64, w);
-	sum64 = vf_csum64(udp, ulen, sum64);
-	memcpy(&w, udp + 6, 2);
-	if (w == 0 || vf_csum_fold64(sum64) != 0xffff)
+	if (!udp_cksum_ok(ip + 8, 32, udp, ulen))
 		return VF_STAMP_CORRUPT;
 	vf_stamp_fields(st, s);
 	return VF_STAMP_OK;
@@ -68,7 +77,7 @@ static enum vf_stamp_result parse6(const uint8_t *f, uint32_t len, uint32_t off,
 enum vf_stamp_result vf_stamp_parse(const uint8_t *f, uint32_t len, struct vf_stamp *s)
 {
 	uint32_t off = 14, hl, ulen;
-	uint16_t type, magic, proto = 0, w;
+	uint16_t type, magic;
 	const uint8_t *ip, *udp, *st;
 
 	if (len < 14)
@@ -97,19 +106,8 @@ enum vf_stamp_result vf_stamp_parse(const uint8_t *f, uint32_t len, struct vf_st
 	if (ulen < 8 + VF_STAMP_LEN || off + hl + ulen > len ||
 	    hl + ulen > rd16be(ip + 2))
 		return VF_STAMP_CORRUPT;	/* ours, cut short */
-	/* The full UDP checksum: pseudo-header plus the datagram. */
-	{
-		uint64_t sum64 = vf_csum64(ip + 12, 8, 0);
-
-		((uint8_t *)&proto)[1] = 17;
-		sum64 = vf_csum_add(sum64, proto);
-		memcpy(&w, udp + 4, 2);
-		sum64 = vf_csum_add(sum64, w);
-		sum64 = vf_csum64(udp, ulen, sum64);
-		memcpy(&w, udp + 6, 2);
-		if (w == 0 || vf_csum_fold64(sum64) != 0xffff)
-			return VF_STAMP_CORRUPT;
-	}
+	if (!udp_cksum_ok(ip + 12, 8, udp, ulen))
+		return VF_STAMP_CORRUPT;
 	vf_stamp_fields(st, s);
 	return VF_STAMP_OK;
 }
