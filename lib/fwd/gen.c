@@ -70,15 +70,13 @@ void vf_fwd_gen_init(struct vf_stream *fs)
 	const struct vf_fwd_cfg *cfg = fs->cfg;
 	struct gen_tmpl *t;
 
-	size_t mem = vf_frames_mem_size(&cfg->txpkts, 0), chain = 0;
+	size_t mem = vf_frames_mem_size(&cfg->txpkts, 0);
 	uint32_t seg = rte_pktmbuf_data_room_size(cfg->pool) - RTE_PKTMBUF_HEADROOM;
 	unsigned int max = vf_mix_max(&cfg->txpkts);
+	size_t chain = vf_chain_mem_size(max, seg, VF_MAX_BURST);
 
 	vf_fwd_gen_release(fs);
 	rte_free(fs->mode_priv);
-	if (max > seg)	/* room for a whole frame and a burst's tails */
-		chain = RTE_ALIGN_CEIL(max, 64) + sizeof(struct rte_mbuf *) * VF_MAX_BURST *
-			(vf_frames_segs(max, seg) - 1);
 	t = rte_zmalloc("vf_tmpl", sizeof(*t) + mem + chain, RTE_CACHE_LINE_SIZE);
 	fs->mode_priv = t;
 	if (!t)
@@ -86,10 +84,8 @@ void vf_fwd_gen_init(struct vf_stream *fs)
 	vf_frames_init(&t->fr, t->mem, &cfg->txpkts, &cfg->flows, 0, fs->tx_port->mac,
 		       cfg->peer[fs->tx_port->id].addr_bytes, NULL, 0);
 	t->seg = seg;
-	if (chain) {
-		t->scratch = t->mem + mem;
-		t->tails = (struct rte_mbuf **)(t->scratch + RTE_ALIGN_CEIL(max, 64));
-	}
+	if (chain)
+		vf_chain_layout(t->mem + mem, max, &t->scratch, &t->tails);
 	vf_fwd_gen_pace_init(fs);
 }
 

@@ -14,6 +14,24 @@
 
 #define VF_CHAIN_MAX_SEGS 8	/* 9000 bytes in segments of 1152 and up */
 
+/* Bytes a stream needs beside its frames for lengths up to max in
+ * segments of seg: a whole frame (scratch) and the tails of a burst of
+ * burst frames; 0 when every frame fits one segment. */
+static inline size_t vf_chain_mem_size(unsigned int max, uint32_t seg, unsigned int burst)
+{
+	if (max <= seg)
+		return 0;
+	return RTE_ALIGN_CEIL(max, 64) + sizeof(struct rte_mbuf *) * burst * ((max + seg - 1) / seg - 1);
+}
+
+/* The scratch frame and the tails array in mem (vf_chain_mem_size bytes). */
+static inline void vf_chain_layout(void *mem, unsigned int max, uint8_t **scratch,
+				   struct rte_mbuf ***tails)
+{
+	*scratch = mem;
+	*tails = (struct rte_mbuf **)RTE_PTR_ADD(mem, RTE_ALIGN_CEIL(max, 64));
+}
+
 /* Copies len bytes of src into m (a fresh single-segment mbuf with seg
  * bytes of room) and, past seg bytes, into fresh mbufs from tails, chained
  * behind it.  Returns the tails used. */

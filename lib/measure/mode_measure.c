@@ -396,21 +396,17 @@ static void measure_init(struct vf_stream *fs)
 		core_reset(c, cur_epoch());
 	}
 	{
-		size_t mem = vf_frames_mem_size(&cfg->txpkts, min_len), chain = 0;
+		size_t mem = vf_frames_mem_size(&cfg->txpkts, min_len);
 		uint32_t seg = rte_pktmbuf_data_room_size(cfg->pool) - RTE_PKTMBUF_HEADROOM;
 		unsigned int max = vf_mix_max(&cfg->txpkts);
+		size_t chain = vf_chain_mem_size(max, seg, VF_MAX_BURST);
 
-		if (max > seg)	/* room for a whole frame and a burst's tails */
-			chain = RTE_ALIGN_CEIL(max, 64) + sizeof(struct rte_mbuf *) * VF_MAX_BURST *
-				(vf_frames_segs(max, seg) - 1);
 		t = rte_zmalloc("vf_meas_tx", sizeof(*t) + mem + chain, RTE_CACHE_LINE_SIZE);
 		if (!t)
 			return;
 		t->seg = seg;
-		if (chain) {
-			t->scratch = t->mem + mem;
-			t->tails = (struct rte_mbuf **)(t->scratch + RTE_ALIGN_CEIL(max, 64));
-		}
+		if (chain)
+			vf_chain_layout(t->mem + mem, max, &t->scratch, &t->tails);
 	}
 	t->core = c;
 	{
