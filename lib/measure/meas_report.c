@@ -231,6 +231,9 @@ void vf_meas_sum(struct vf_meas_stream *all)
 		all->late += s.late;
 		all->jitter_sum += s.jitter_sum;
 		all->jitter_n += s.jitter_n;
+		all->blocked_s += s.blocked_s / vf_meas_nb_streams();
+		if (s.stall_s > all->stall_s)
+			all->stall_s = s.stall_s;
 		vf_hist_merge(&all->hist, &s.hist);
 	}
 	all->loss_ratio = all->sent ? (double)all->lost / (double)all->sent : 0.0;

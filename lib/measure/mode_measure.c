@@ -46,6 +46,14 @@ struct meas_tx {
 	uint64_t seq;			/* next to stamp */
 	volatile uint64_t sent;		/* accepted by the port, this run */
 	uint16_t npend;			/* stamped, refused by a full ring: offered again */
+	/* The longest time this core was away between two sending polls (tsc):
+	 * a core the system took away for longer than the pacing's catch-up
+	 * sends short, and the trial then says nothing about the device. */
+	uint64_t last_poll, stall;
+	/* Time the port kept frames waiting (its ring full: the device's
+	 * back-pressure, as against a tester too slow to offer the load),
+	 * and when the current wait began (0: none). */
+	uint64_t blocked, block_start;
 	struct rte_mbuf *pend[VF_MAX_BURST];
 	uint64_t psum[VF_MAX_BURST];	/* pend[i]'s checksum sum, all but the TSC */
 	uint64_t rearm;			/* vf_mbuf_rearm_word for our frames */
@@ -139,8 +147,13 @@ static void tx_pending(struct vf_stream *fs, struct meas_tx *t)
 	t->sent += sent;
 	t->npend -= sent;
 	if (t->npend) {
+		if (!t->block_start)
+			t->block_start = tsc;
 		memmove(t->pend, t->pend + sent, t->npend * sizeof(t->pend[0]));
 		memmove(t->psum, t->psum + sent, t->npend * sizeof(t->psum[0]));
+	} else if (t->block_start) {
+		t->blocked += tsc - t->block_start;
+		t->block_start = 0;
 	}
 }
 
@@ -338,12 +351,31 @@ static void measure_fwd(struct vf_stream *fs)
 		t->seq = 0;
 		vf_frames_seek(&t->fr, 0);
 		t->sent = 0;
+		t->stall = 0;
+		t->blocked = 0;
+		t->block_start = 0;
 		fs->gen_left = fs->cfg->count;
 	}
-	if (likely(!__atomic_load_n(&vf__fwd_draining, __ATOMIC_RELAXED)))
+	if (likely(!__atomic_load_n(&vf__fwd_draining, __ATOMIC_RELAXED))) {
+		uint64_t now = rte_rdtsc();
+
+		if (t->last_poll && now - t->last_poll > t->stall)
+			t->stall = now - t->last_poll;
+		t->last_poll = now;
 		tx_burst(fs, t);
-	else
+	} else {
+		if (t->last_poll) {	/* away until the drain began: counts too */
+			uint64_t now = rte_rdtsc();
+
+			if (now - t->last_poll > t->stall)
+				t->stall = now - t->last_poll;
+			t->last_poll = 0;
+			if (t->block_start)
+				t->blocked += now - t->block_start;
+			t->block_start = 0;
+		}
 		release_pending(fs, t);
+	}
 	n = fwd_rx(fs, pkts);
 	if (n) {
 		rx_account(c, pkts, n, fs->rx_port->id, t->nflows);
@@ -475,6 +507,8 @@ int vf_meas_get(unsigned int i, struct vf_meas_stream *s)
 	s->tx_queue = fs->tx_queue;
 	s->rx_port = -1;
 	s->sent = t ? t->sent : 0;
+	s->stall_s = t ? (double)t->stall / (double)rte_get_tsc_hz() : 0;
+	s->blocked_s = t ? (double)t->blocked / (double)rte_get_tsc_hz() : 0;
 	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
 		const struct meas_core *c = cores[l];
 		const struct meas_rec *r;
@@ -535,6 +569,9 @@ void vf_meas_clear(void)
 		t->seq = 0;
 		vf_frames_seek(&t->fr, 0);
 		t->sent = 0;
+		t->stall = 0;
+		t->blocked = 0;
+		t->block_start = 0;
 	}
 }
 

@@ -22,6 +22,10 @@ struct vf_meas_stream {
 	uint64_t sent, received, unique, lost, dups, reordered, late;
 	double loss_ratio;	/* lost / sent, 0 when nothing was sent */
 	uint64_t jitter_sum, jitter_n;	/* |latency(n) - latency(n-1)|, ns */
+	double stall_s;		/* longest gap between its core's sending polls
+				 * (the sum: the longest of any stream) */
+	double blocked_s;	/* time its port kept frames waiting (ring full);
+				 * the sum: the mean over the streams */
 	struct vf_hist hist;	/* latency in ns */
 };
 

@@ -40,7 +40,7 @@ static uint64_t find(struct vf_search *s, double max_loss, uint64_t min, uint64_
 
 	for (unsigned int i = 0; i < s->n; i++) {
 		uint64_t r = (uint64_t)s->t[i].load;
-		if (!r)
+		if (!r || s->t[i].repeated)	/* a tester's accident, tried again */
 			continue;
 		if (passes(&s->t[i], max_loss) && r > lo)
 			lo = r;
@@ -128,6 +128,13 @@ double vf_search_bisect_run(struct vf_search *s)
 		b.pdr = b.ndr;
 	b.ndr = verify(s, b.ndr, 0, "ndr-chk", &b.ndr_ok, &b.ndr_loss);
 	b.pdr = verify(s, b.pdr, c->pdr_loss, "pdr-chk", &b.pdr_ok, &b.pdr_loss);
+	if (b.pdr < b.ndr && b.ndr_ok) {
+		/* A noisy pdr-chk stepped below a rate that passed with no
+		 * loss at all, which meets the PDR's loss too. */
+		b.pdr = b.ndr;
+		b.pdr_ok = true;
+		b.pdr_loss = b.ndr_loss;
+	}
 	return (double)b.pdr;
 }
 

@@ -38,7 +38,7 @@ static void add(const struct vf_search_trial *t, double load)
 		.effective_s = t->effective,
 		.offered = t->offered,
 		.accepted = t->effective > 0 ? (double)t->received / t->effective : 0,
-		.sent = t->sent,
+		.sent = t->sent + t->refused,	/* the intended count */
 		.lost = t->lost,
 		.loss_ratio = t->loss,
 		.limited = t->limited,

@@ -2,6 +2,7 @@
  * mode at a load for a duration, stop with the drain, read the figures,
  * and say whether the ports took the load that was asked. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -54,6 +55,10 @@ static void row_json(struct vf_search *s, const struct vf_search_trial *t)
 	vf_out_u64(o, "lost", t->lost);
 	vf_out_dbl(o, "loss_ratio", t->loss);
 	vf_out_bool(o, "tester_limited", t->limited);
+	vf_out_dbl(o, "stall_ms", t->stall * 1e3);
+	vf_out_dbl(o, "blocked_ms", t->blocked * 1e3);
+	vf_out_u64(o, "refused", t->refused);
+	vf_out_bool(o, "repeated", t->repeated);
 	vf_out_obj_end(o);
 	vf_session_emit(s->ses, o);
 	vf_out_free(o);
@@ -75,10 +80,16 @@ static void row_text(const struct vf_search_trial *t)
 		load, t->offered / 1e6, t->effective, (unsigned long long)t->sent,
 		(unsigned long long)t->received, (unsigned long long)t->lost, t->loss * 100,
 		t->limited ? "  tester-limited" : "");
+	if (t->refused)
+		fprintf(stderr, "      %llu frames of the load refused by the ports (ring full): "
+			"counted lost\n", (unsigned long long)t->refused);
+	if (t->repeated)
+		fprintf(stderr, "      the sending core was away %.1f ms: trial repeated\n",
+			t->stall * 1e3);
 }
 
-const struct vf_search_trial *vf_search_trial(struct vf_search *s, double load,
-					      double duration, const char *phase)
+static struct vf_search_trial *one_trial(struct vf_search *s, double load, double duration,
+				       const char *phase, bool last_try)
 {
 	struct vf_session *ses = s->ses;
 	struct vf_meas_stream all;
@@ -118,11 +129,46 @@ const struct vf_search_trial *vf_search_trial(struct vf_search *s, double load,
 	 * stream (the cores start a little after the clock does). */
 	double want = load * t->effective;
 	double slack = 2.0 * ses->fwd.burst * (vf_fwd_nb_streams() ? vf_fwd_nb_streams() : 1);
-	t->limited = load > 0 && (double)all.sent < want * (1 - VF_SEARCH_LOAD_TOLERANCE) - slack;
+	double least = want * (1 - VF_SEARCH_LOAD_TOLERANCE) - slack;
+	bool shortfall = load > 0 && (double)all.sent < least;
+
+	t->stall = all.stall_s;
+	t->blocked = all.blocked_s;
+	/* A load the ports took unthrottled, sent short while a core was
+	 * away: the tester's accident, tried again. */
+	t->limited = shortfall;
+	t->repeated = !last_try && shortfall && t->stall >= VF_SEARCH_STALL_S &&
+		      load < s->tester_limit;
+	if (shortfall && !t->repeated) {
+		/* What the load owed while the ports' rings stayed full is the
+		 * device's: it did not take the load.  Counted lost, over the
+		 * intended count (RFC 9971's Trial Loss Ratio); the trial is
+		 * the tester's limit only when it was short beyond that. */
+		double refused = fmin(want - (double)all.sent, load * t->blocked);
+
+		t->limited = (double)all.sent + refused < least;
+		if (!t->limited) {
+			t->refused = (uint64_t)(refused + 0.5);
+			t->lost += t->refused;
+			t->loss = (double)t->lost / (double)(t->sent + t->refused);
+		}
+	}
 	vf_meas_latency(&all, &t->lat);
 	if (ses->json)
 		row_json(s, t);
 	else
 		row_text(t);
 	return t;
+}
+
+const struct vf_search_trial *vf_search_trial(struct vf_search *s, double load,
+					      double duration, const char *phase)
+{
+	struct vf_search_trial *t;
+
+	for (int i = 0;; i++) {
+		t = one_trial(s, load, duration, phase, i == VF_SEARCH_STALL_REPEATS);
+		if (!t || !t->repeated)
+			return t;
+	}
 }

@@ -22,11 +22,22 @@ struct vf_search_trial {
 	double effective;	/* seconds the generator ran (stop minus start) */
 	double offered;		/* frames sent / effective: what the ports took */
 	uint64_t sent, received, lost;
-	double loss;		/* lost / sent */
+	double loss;		/* lost / (sent + refused) */
 	/* The ports took less than the load asked (by more than the
 	 * tolerance): the trial says nothing about the device at that load
 	 * and never counts as its success. */
 	bool limited;
+	/* The longest time a sending core was away (s).  A limited trial
+	 * with a stall of VF_SEARCH_STALL_S or more is the tester's accident,
+	 * not its limit: it is run again (up to VF_SEARCH_STALL_REPEATS
+	 * times) and this one marked repeated, read by no method. */
+	double stall;
+	bool repeated;
+	/* Seconds the ports kept frames waiting (a full ring: the device's
+	 * back-pressure), and the frames the load owed in that time: counted
+	 * in lost (and in the loss's denominator), not the tester's limit. */
+	double blocked;
+	uint64_t refused;
 	struct vf_meas_lat lat;
 };
 
@@ -45,9 +56,17 @@ struct vf_search {
  * over the trial, far inside 1 %. */
 #define VF_SEARCH_LOAD_TOLERANCE 0.01
 
+/* A sending core away this long (seen on shared vCPUs: a hypervisor takes
+ * one for 100 ms) loses frames the pacing cannot catch up; a busy loop's
+ * own gaps (interrupts) stay under a few ms. */
+#define VF_SEARCH_STALL_S 0.01
+#define VF_SEARCH_STALL_REPEATS 2
+
 /* Runs one trial at load pps (0: unthrottled) for duration seconds,
  * prints its row (stderr table, or an NDJSON line with --json) and keeps
- * it in s->t.  NULL when interrupted, out of room or unable to start. */
+ * it in s->t; again when the tester stalled and so sent short (each try
+ * is kept and shown, the last is returned).  NULL when interrupted, out
+ * of room or unable to start. */
 const struct vf_search_trial *vf_search_trial(struct vf_search *s, double load,
 					      double duration, const char *phase);
 

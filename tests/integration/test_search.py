@@ -12,9 +12,16 @@
    --search-method bisect; bad goals and mixes refused with exit 2 before
    the EAL.
 5. vhostd over virtio_user: a search ends with both goals found.
+6. The tester's core taken away (nullgen SIGSTOPped for 150 ms, up to 4 times
+   during a search below its limit): the trials that fell short for it are
+   marked repeated and run again, and no goal is tester-limited.
 The busy-polling processes forward on different cores."""
 import os
+import signal
+import subprocess
 import sys
+import threading
+import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 import vftest  # noqa: E402
@@ -100,6 +107,43 @@ print(f"slow device at {RATE} pps: NDR {g['NDR']['lower_pps']:.0f}..{g['NDR']['u
       f"PDR {g['PDR']['lower_pps']:.0f}..{g['PDR']['upper_pps']:.0f} pps, {se['trials']} trials, "
       f"{se['elapsed']:.1f} s")
 stop(dev)
+
+# 6. (run here, while only the reflector below is up) the tester's core
+# taken away during trials
+s6 = os.path.join(D, "stall.sock")
+srv6 = reflector(s6)
+ng = start([binary("nullgen")] + B_CORE + ["--port", memif("client", s6), "--fwd", "measure", "--search",
+            "--max-rate", "200000", "--trial", "0.5", "--precision", "0.05", "--json"])
+
+
+def pauses():
+    time.sleep(2.0)
+    for _ in range(4):
+        try:
+            os.kill(ng.pid, signal.SIGSTOP)
+            time.sleep(0.15)
+            os.kill(ng.pid, signal.SIGCONT)
+        except ProcessLookupError:  # the search ended first
+            return
+        time.sleep(1.5)
+
+
+th = threading.Thread(target=pauses)
+th.start()
+out, err = ng.communicate(timeout=170)
+th.join()
+se, trials = result(subprocess.CompletedProcess(ng.args, ng.returncode, out, err), json_lines(out),
+                    "stalled tester")
+rep = [t for t in trials if t["repeated"]]
+print(f"stalled tester: {len(rep)} of {len(trials)} trials repeated, stalls "
+      f"{[round(t['stall_ms'], 1) for t in rep]} ms; tester limit {se['tester_limit_pps']:.0f}", flush=True)
+check(rep, f"no trial repeated after 4 stops of 150 ms: {[(t['phase'], t['sent'], t['stall_ms']) for t in trials]}")
+for t in rep:
+    check(t["stall_ms"] >= 10 and t["tester_limited"], f"repeated trial {t}")
+    nxt = trials[trials.index(t) + 1]
+    check(nxt["rate_pps"] == t["rate_pps"] and nxt["phase"] == t["phase"], f"repeat of {t}: {nxt}")
+check(not any(x["tester_limited"] for x in se["goals"]), f"stalled tester, goals {se['goals']}")
+stop(srv6)
 
 # 2. a goal met at everything the tester offers: the tester's limit
 s2 = os.path.join(D, "fast.sock")
