@@ -155,16 +155,12 @@ static int o_txpkts(struct vf_app *app, const char *arg, char *err, size_t errle
 }
 static int o_flows(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { U(fwd.nb_flows, 1, VF_FLOWS_MAX, "--flows"); return 0; }
-static int field(struct vf_app *app, enum vf_field_id id, const char *arg, char *err, size_t errlen)
+/* --flow-*: the field each option sets */
+#define FIELD(name, id) static int name(struct vf_app *app, const char *arg, char *err, size_t errlen) \
 { return vf_field_parse(id, arg, &app->ses.fwd.flows.f[id], err, errlen); }
-static int o_flow_src(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{ return field(app, VF_FIELD_SRC, arg, err, errlen); }
-static int o_flow_dst(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{ return field(app, VF_FIELD_DST, arg, err, errlen); }
-static int o_flow_sport(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{ return field(app, VF_FIELD_SPORT, arg, err, errlen); }
-static int o_flow_dport(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{ return field(app, VF_FIELD_DPORT, arg, err, errlen); }
+FIELD(o_flow_src, VF_FIELD_SRC) FIELD(o_flow_dst, VF_FIELD_DST)
+FIELD(o_flow_sport, VF_FIELD_SPORT) FIELD(o_flow_dport, VF_FIELD_DPORT)
+FIELD(o_flow_smac, VF_FIELD_SMAC) FIELD(o_flow_dmac, VF_FIELD_DMAC) FIELD(o_flow_vlan, VF_FIELD_VLAN)
 /* --rate, --min-rate, --max-rate: packets/s (1 .. 1 Gpps), L2 or L1 bit/s
  * or a percent of the link; what is not pps becomes pps once the ports and
  * the frame length are known (vf_session_resolve_rates). */
@@ -504,6 +500,14 @@ const struct vf_opt vf_common_opts[] = {
 	  "(default) or :random[:SEED] (default 9)", VF_COMP_NONE, NULL, o_flow_sport },
 	{ "flow-dport", 0, "RANGE", "generators: UDP destination port, as --flow-sport (default 9)",
 	  VF_COMP_NONE, NULL, o_flow_dport },
+	{ "flow-src-mac", 0, "RANGE", "generators: source MAC: 02:00:00:00:00:01 or "
+	  "02:00:00:00:00:01-02:00:00:00:00:ff (the last 32 bits vary), a range with :inc (default) "
+	  "or :random[:SEED] (default: the port's)", VF_COMP_NONE, NULL, o_flow_smac },
+	{ "flow-dst-mac", 0, "RANGE", "generators: destination MAC, as --flow-src-mac "
+	  "(default: --eth-peer's)", VF_COMP_NONE, NULL, o_flow_dmac },
+	{ "flow-vlan", 0, "RANGE", "generators: one 802.1Q tag with this VLAN ID, 0..4095, or a range "
+	  "(100-199) with :inc (default) or :random[:SEED] (default: untagged)",
+	  VF_COMP_NONE, NULL, o_flow_vlan },
 	{ "rate", 0, "RATE", "txonly/flowgen/measure/replay: all streams together, in packets/s (200k, 1.5Mpps), "
 	  "L2 bit/s with the FCS (1Mbps, 10Gbps), L1 bit/s (10Gbps-L1: also preamble and gap) "
 	  "or percent of each port's link (50%) (default: unlimited)",

@@ -14,7 +14,9 @@
 #define DEF_PORT 9		/* discard */
 #define DEF_FLOWS 1024
 
-static const char *const options[VF_NB_FIELDS] = { "flow-src", "flow-dst", "flow-sport", "flow-dport" };
+static const char *const options[VF_NB_FIELDS] = {
+	"flow-src", "flow-dst", "flow-sport", "flow-dport", "flow-src-mac", "flow-dst-mac", "flow-vlan"
+};
 
 const char *vf_field_option(enum vf_field_id id)
 {
@@ -24,6 +26,37 @@ const char *vf_field_option(enum vf_field_id id)
 static bool is_addr(enum vf_field_id id)
 {
 	return id == VF_FIELD_SRC || id == VF_FIELD_DST;
+}
+
+static bool is_mac(enum vf_field_id id)
+{
+	return id == VF_FIELD_SMAC || id == VF_FIELD_DMAC;
+}
+
+/* "xx:xx:xx:xx:xx:xx", hex pairs, nothing after. */
+static int parse_mac(const char *s, uint8_t m[6])
+{
+	for (unsigned int i = 0; i < 6; i++) {
+		unsigned int v = 0;
+
+		for (unsigned int j = 0; j < 2; j++, s++) {
+			char c = *s;
+
+			if (c >= '0' && c <= '9')
+				v = v * 16 + (unsigned int)(c - '0');
+			else if (c >= 'a' && c <= 'f')
+				v = v * 16 + (unsigned int)(c - 'a' + 10);
+			else if (c >= 'A' && c <= 'F')
+				v = v * 16 + (unsigned int)(c - 'A' + 10);
+			else
+				return -1;
+		}
+		m[i] = (uint8_t)v;
+		if (*s != (i == 5 ? '\0' : ':'))
+			return -1;
+		s++;
+	}
+	return 0;
 }
 
 /* One value; an IPv6 address sets f's family and upper 96 bits (first) or
@@ -54,7 +87,20 @@ static int parse_value(enum vf_field_id id, const char *s, uint32_t *v, struct v
 		*v = ntohl(a.s_addr);
 		return 0;
 	}
-	if (vf_parse_u64(s, 0, 65535, &p))
+	if (is_mac(id)) {
+		uint8_t m[6];
+
+		if (parse_mac(s, m))
+			return -1;
+		if (first)
+			memcpy(f->hi96, m, 2);
+		else if (memcmp(f->hi96, m, 2))
+			return -1;	/* a range varies the last 32 bits only */
+		memcpy(&a.s_addr, m + 2, 4);
+		*v = ntohl(a.s_addr);
+		return 0;
+	}
+	if (vf_parse_u64(s, 0, id == VF_FIELD_VLAN ? 4095 : 65535, &p))
 		return -1;
 	*v = (uint32_t)p;
 	return 0;
@@ -97,7 +143,8 @@ static int parse_range(enum vf_field_id id, const char *s, size_t n, struct vf_f
 int vf_field_parse(enum vf_field_id id, const char *s, struct vf_field *out, char *err,
 		   size_t errlen)
 {
-	const char *forms = is_addr(id) ? VF_FIELD_FORMS_ADDR : VF_FIELD_FORMS_PORT;
+	const char *forms = is_addr(id) ? VF_FIELD_FORMS_ADDR : is_mac(id) ? VF_FIELD_FORMS_MAC :
+			    id == VF_FIELD_VLAN ? VF_FIELD_FORMS_VLAN : VF_FIELD_FORMS_PORT;
 	/* the order after the range: ":inc" or ":random[:SEED]", found by its
 	 * name (an IPv6 address has colons of its own, and no 'r' or 'n') */
 	const char *colon = strstr(s, ":random");
@@ -105,14 +152,14 @@ int vf_field_parse(enum vf_field_id id, const char *s, struct vf_field *out, cha
 
 	if (!colon && strlen(s) >= 4 && !strcmp(s + strlen(s) - 4, ":inc"))
 		colon = s + strlen(s) - 4;
-	/* not IPv6: the first colon ends the range (so that a misspelt
-	 * order is named as such) */
-	if (!colon && (!is_addr(id) || strchr(s, '.')))
+	/* not IPv6 or a MAC address: the first colon ends the range (so
+	 * that a misspelt order is named as such) */
+	if (!colon && !is_mac(id) && (!is_addr(id) || strchr(s, '.')))
 		colon = strchr(s, ':');
 	if (parse_range(id, s, colon ? (size_t)(colon - s) : strlen(s), &f)) {
 		snprintf(err, errlen, "bad --%s '%s': expected %s%s", options[id], s, forms,
 			 is_addr(id) ? " (an IPv6 range varies the last 32 bits only)" :
-				       ", ports 0..65535");
+			 is_mac(id) || id == VF_FIELD_VLAN ? "" : ", ports 0..65535");
 		return -1;
 	}
 	if (f.hi > f.lo)
@@ -154,6 +201,13 @@ static void fmt_value(char *buf, size_t len, enum vf_field_id id, const struct v
 		if (inet_ntop(AF_INET6, &a6, buf, (socklen_t)len))
 			return;
 	}
+	if (is_mac(id)) {
+		const uint8_t *m = (const uint8_t *)&a.s_addr;
+
+		snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", f->hi96[0], f->hi96[1], m[0], m[1],
+			 m[2], m[3]);
+		return;
+	}
 	if (!is_addr(id) || !inet_ntop(AF_INET, &a, buf, (socklen_t)len))
 		snprintf(buf, len, "%u", v);
 }
@@ -194,11 +248,13 @@ static void fixed6(struct vf_field *f, uint32_t v, uint8_t subnet)
 int vf_flows_resolve(struct vf_flows *fl, uint32_t flows, bool vary, char *err, size_t errlen)
 {
 	static const uint32_t defaults[VF_NB_FIELDS] = { BENCH_SRC, BENCH_DST, DEF_PORT, DEF_PORT };
+	struct vf_field *vlan = &fl->f[VF_FIELD_VLAN];
 	struct vf_field *src = &fl->f[VF_FIELD_SRC], *dst = &fl->f[VF_FIELD_DST];
 	bool any = false;
 	uint64_t tuples = 1;
 
 	fl->v6 = (src->given && src->v6) || (dst->given && dst->v6);
+	fl->vlan = vlan->given;
 	if (src->given && dst->given && src->v6 != dst->v6) {
 		snprintf(err, errlen, "--flow-src and --flow-dst are one IPv4 and one IPv6 address: "
 			 "give both of one family");
@@ -210,9 +266,10 @@ int vf_flows_resolve(struct vf_flows *fl, uint32_t flows, bool vary, char *err, 
 				fixed6(&fl->f[i], i == VF_FIELD_SRC ? BENCH6_SRC : BENCH6_DST,
 				       i == VF_FIELD_SRC ? 0 : 1);
 			else
-				fixed(&fl->f[i], defaults[i]);
+				fixed(&fl->f[i], defaults[i]);	/* MAC, VLAN: 0, unused */
 		}
-		any = any || fl->f[i].given;
+		/* one MAC address or VLAN ID is the frames' header, not flows */
+		any = any || (fl->f[i].given && (i < VF_FIELD_SMAC || fl->f[i].hi > fl->f[i].lo));
 	}
 	if (!any) {
 		fl->n = 1;
@@ -285,6 +342,9 @@ void vf_flow_walk_init(struct vf_flow_walk *w, const struct vf_flows *fl)
 	w->dst_be = htonl(w->lo[VF_FIELD_DST]);
 	w->sport_be = htons((uint16_t)w->lo[VF_FIELD_SPORT]);
 	w->dport_be = htons((uint16_t)w->lo[VF_FIELD_DPORT]);
+	w->smac_be = htonl(w->lo[VF_FIELD_SMAC]);
+	w->dmac_be = htonl(w->lo[VF_FIELD_DMAC]);
+	w->tci_be = htons((uint16_t)w->lo[VF_FIELD_VLAN]);
 	if (!w->nd)
 		w->size[0] = 1;
 	vf_flow_seek(w, 0);
@@ -327,6 +387,9 @@ uint32_t vf_flow_value(const struct vf_flow_walk *w, enum vf_field_id id)
 	case VF_FIELD_SRC: return ntohl(w->src_be);
 	case VF_FIELD_DST: return ntohl(w->dst_be);
 	case VF_FIELD_SPORT: return ntohs(w->sport_be);
-	default: return ntohs(w->dport_be);
+	case VF_FIELD_DPORT: return ntohs(w->dport_be);
+	case VF_FIELD_SMAC: return ntohl(w->smac_be);
+	case VF_FIELD_DMAC: return ntohl(w->dmac_be);
+	default: return ntohs(w->tci_be) & 0x0fff;
 	}
 }

@@ -67,6 +67,15 @@ static void len_sums(struct vf_frame_len *z, uint8_t *t, uint16_t len)
 	z->udp_sum = s;
 }
 
+/* The shortest frame: the caller's, or the headers'. */
+static unsigned int least_len(const struct vf_flows *fl, unsigned int min_len)
+{
+	unsigned int hdr = (fl->v6 ? VF_FRAMES_PAYLOAD_OFF6 : VF_FRAMES_PAYLOAD_OFF) +
+			   (fl->vlan ? VF_FRAMES_VLAN_LEN : 0);
+
+	return min_len < hdr ? hdr : min_len;
+}
+
 static size_t tmpl_room(const struct vf_mix *mix, unsigned int min_len)
 {
 	size_t max = vf_mix_max(mix) < min_len ? min_len : vf_mix_max(mix);
@@ -74,9 +83,21 @@ static size_t tmpl_room(const struct vf_mix *mix, unsigned int min_len)
 	return (max + 63) & ~(size_t)63;
 }
 
-size_t vf_frames_mem_size(const struct vf_mix *mix, unsigned int min_len)
+size_t vf_frames_mem_size(const struct vf_mix *mix, const struct vf_flows *fl,
+			  unsigned int min_len)
 {
-	return tmpl_room(mix, min_len) + ((vf_mix_period(mix) + 63) & ~(size_t)63);
+	return tmpl_room(mix, least_len(fl, min_len)) + ((vf_mix_period(mix) + 63) & ~(size_t)63);
+}
+
+/* A MAC address from the field fl gives, or the caller's. */
+static void mac_of(uint8_t out[6], const struct vf_field *f, uint32_t low_be, const uint8_t def[6])
+{
+	if (!f->given) {
+		memcpy(out, def, 6);
+		return;
+	}
+	memcpy(out, f->hi96, 2);
+	memcpy(out + 2, &low_be, 4);
 }
 
 void vf_frames_init(struct vf_frames *g, void *mem, const struct vf_mix *mix,
@@ -84,9 +105,9 @@ void vf_frames_init(struct vf_frames *g, void *mem, const struct vf_mix *mix,
 		    const uint8_t dmac[6], const void *payload, size_t payload_len)
 {
 	uint32_t max, room;
+	uint8_t sm[6], dm[6], *e;
 
-	if (fl->v6 && min_len < VF_FRAMES_PAYLOAD_OFF6)
-		min_len = VF_FRAMES_PAYLOAD_OFF6;
+	min_len = least_len(fl, min_len);
 	max = vf_mix_max(mix) < min_len ? min_len : vf_mix_max(mix);
 	room = (uint32_t)tmpl_room(mix, min_len);
 	memset(g, 0, sizeof(*g));
@@ -101,8 +122,17 @@ void vf_frames_init(struct vf_frames *g, void *mem, const struct vf_mix *mix,
 	vf_flow_walk_init(&g->walk, fl);
 	g->flows = g->walk.n > 1;
 	g->v6 = fl->v6;
-	g->l4_off = g->v6 ? VF_FRAMES_L4_OFF6 : VF_FRAMES_L4_OFF;
-	g->payload_off = g->v6 ? VF_FRAMES_PAYLOAD_OFF6 : VF_FRAMES_PAYLOAD_OFF;
+	g->sh = fl->vlan ? VF_FRAMES_VLAN_LEN : 0;
+	g->l4_off = (uint16_t)((g->v6 ? VF_FRAMES_L4_OFF6 : VF_FRAMES_L4_OFF) + g->sh);
+	g->payload_off = (uint16_t)((g->v6 ? VF_FRAMES_PAYLOAD_OFF6 : VF_FRAMES_PAYLOAD_OFF) + g->sh);
+	/* the walk writes what varies; a MAC address not given is the
+	 * caller's, kept in the walk so that the frames' copy of it stays */
+	mac_of(sm, &fl->f[VF_FIELD_SMAC], g->walk.smac_be, smac);
+	mac_of(dm, &fl->f[VF_FIELD_DMAC], g->walk.dmac_be, dmac);
+	memcpy(&g->walk.smac_be, sm + 2, 4);
+	memcpy(&g->walk.dmac_be, dm + 2, 4);
+	for (unsigned int d = 0; d < g->walk.nd; d++)
+		g->l2 = g->l2 || g->walk.fld[d] >= VF_FIELD_SMAC;
 
 	if (g->v6) {
 		uint8_t src[16], dst[16];
@@ -111,10 +141,18 @@ void vf_frames_init(struct vf_frames *g, void *mem, const struct vf_mix *mix,
 		memcpy(src + 12, &g->walk.src_be, 4);
 		memcpy(dst, fl->f[VF_FIELD_DST].hi96, 12);
 		memcpy(dst + 12, &g->walk.dst_be, 4);
-		vf_pkt_build_udp6(g->tmpl, max, smac, dmac, src, dst);
+		vf_pkt_build_udp6(g->tmpl, max - g->sh, sm, dm, src, dst);
 	} else {
-		vf_pkt_build_udp(g->tmpl, max, smac, dmac, 0);
+		vf_pkt_build_udp(g->tmpl, max - g->sh, sm, dm, 0);
 	}
+	if (g->sh) {	/* the tag after the MAC addresses, the rest moved on */
+		static const uint8_t tpid[2] = { 0x81, 0x00 };
+
+		memmove(g->tmpl + 12 + g->sh, g->tmpl + 12, max - g->sh - 12);
+		memcpy(g->tmpl + 12, tpid, 2);
+		memcpy(g->tmpl + 14, &g->walk.tci_be, 2);
+	}
+	e = g->tmpl + g->sh;	/* the untagged offsets from here */
 	if (payload_len > max - g->payload_off)
 		payload_len = max - g->payload_off;
 	if (payload_len)
@@ -122,34 +160,37 @@ void vf_frames_init(struct vf_frames *g, void *mem, const struct vf_mix *mix,
 	for (unsigned int i = 0; i < mix->n; i++) {
 		uint16_t len = (uint16_t)(mix->len[i] < min_len ? min_len : mix->len[i]);
 
+		/* the sums read from the IP header on: as in an untagged
+		 * frame sh bytes shorter */
 		if (g->v6)
-			len_sums6(&g->lens[i], g->tmpl, len);
+			len_sums6(&g->lens[i], e, (uint16_t)(len - g->sh));
 		else
-			len_sums(&g->lens[i], g->tmpl, len);
+			len_sums(&g->lens[i], e, (uint16_t)(len - g->sh));
+		g->lens[i].len = len;
 	}
 	/* the template as the first frame: length 0 of the mix, flow 0 */
 	if (g->v6) {
 		const struct vf_frame_len *z = &g->lens[0];
 
-		memcpy(g->tmpl + 18, &z->ip_len_be, 2);
-		memcpy(g->tmpl + VF_FRAMES_L4_OFF6 + 4, &z->udp_len_be, 2);
-		memcpy(g->tmpl + VF_FRAMES_L4_OFF6, &g->walk.sport_be, 2);
-		memcpy(g->tmpl + VF_FRAMES_L4_OFF6 + 2, &g->walk.dport_be, 2);
+		memcpy(e + 18, &z->ip_len_be, 2);
+		memcpy(e + VF_FRAMES_L4_OFF6 + 4, &z->udp_len_be, 2);
+		memcpy(e + VF_FRAMES_L4_OFF6, &g->walk.sport_be, 2);
+		memcpy(e + VF_FRAMES_L4_OFF6 + 2, &g->walk.dport_be, 2);
 	} else {
 		const struct vf_frame_len *z = &g->lens[0];
 		uint32_t s = z->ip_sum + g->walk.addr_sum;
 		uint16_t ck;
 
-		memcpy(g->tmpl + 16, &z->ip_len_be, 2);
-		memcpy(g->tmpl + VF_FRAMES_L4_OFF + 4, &z->udp_len_be, 2);
-		memcpy(g->tmpl + 26, &g->walk.src_be, 4);
-		memcpy(g->tmpl + 30, &g->walk.dst_be, 4);
-		memcpy(g->tmpl + VF_FRAMES_L4_OFF, &g->walk.sport_be, 2);
-		memcpy(g->tmpl + VF_FRAMES_L4_OFF + 2, &g->walk.dport_be, 2);
+		memcpy(e + 16, &z->ip_len_be, 2);
+		memcpy(e + VF_FRAMES_L4_OFF + 4, &z->udp_len_be, 2);
+		memcpy(e + 26, &g->walk.src_be, 4);
+		memcpy(e + 30, &g->walk.dst_be, 4);
+		memcpy(e + VF_FRAMES_L4_OFF, &g->walk.sport_be, 2);
+		memcpy(e + VF_FRAMES_L4_OFF + 2, &g->walk.dport_be, 2);
 		s = (s & 0xffff) + (s >> 16);
 		s = (s & 0xffff) + (s >> 16);
 		ck = (uint16_t)~s;
-		memcpy(g->tmpl + 24, &ck, 2);
+		memcpy(e + 24, &ck, 2);
 	}
 }
 

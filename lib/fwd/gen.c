@@ -70,7 +70,7 @@ void vf_fwd_gen_init(struct vf_stream *fs)
 	const struct vf_fwd_cfg *cfg = fs->cfg;
 	struct gen_tmpl *t;
 
-	size_t mem = vf_frames_mem_size(&cfg->txpkts, 0);
+	size_t mem = vf_frames_mem_size(&cfg->txpkts, &cfg->flows, 0);
 	uint32_t seg = rte_pktmbuf_data_room_size(cfg->pool) - RTE_PKTMBUF_HEADROOM;
 	unsigned int max = vf_mix_max(&cfg->txpkts);
 	size_t chain = vf_chain_mem_size(max, seg, VF_MAX_BURST);
@@ -172,7 +172,7 @@ static uint16_t gen_fill_chained(struct vf_stream *fs, struct gen_tmpl *t, struc
 		uint16_t len = vf_frames_next(&t->fr, t->scratch, &flow, &sum);
 
 		if (t->fr.v6)
-			vf_frames_udp_cksum(t->scratch, VF_FRAMES_L4_OFF6, sum);
+			vf_frames_udp_cksum(t->scratch, t->fr.l4_off, sum);
 		used += vf_chain_fill(pkts[i], t->scratch, len, t->seg, t->tails + used);
 	}
 	return n;
@@ -197,7 +197,7 @@ uint16_t vf_fwd_gen_fill(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t 
 		uint16_t len = vf_frames_next(&t->fr, d, &flow, &sum);
 
 		if (unlikely(t->fr.v6))
-			vf_frames_udp_cksum(d, VF_FRAMES_L4_OFF6, sum);
+			vf_frames_udp_cksum(d, t->fr.l4_off, sum);
 		m->data_len = len;
 		m->pkt_len = len;
 	}

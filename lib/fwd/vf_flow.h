@@ -1,11 +1,13 @@
 /* The flows of the generators (--flow-src, --flow-dst, --flow-sport,
- * --flow-dport, --flows): which IPv4 addresses and UDP ports the frames
- * carry, and in what order.
+ * --flow-dport, --flow-src-mac, --flow-dst-mac, --flow-vlan, --flows):
+ * which addresses, UDP ports, MAC addresses and VLAN ID the frames carry,
+ * and in what order.
  *
  * Each field is a fixed value, an increasing range or a range in a seeded
  * random order.  The tuples are the product of the ranges, walked as an
  * odometer: the source address turns fastest, then the destination, the
- * source port, the destination port.  Flow k of n is the k-th tuple of
+ * source port, the destination port, the source and destination MAC, the
+ * VLAN ID.  Flow k of n is the k-th tuple of
  * that walk, so n flows are n distinct tuples (n is at most the product),
  * and a stream sends flow 0, 1, ... n-1, 0, ...
  *
@@ -25,7 +27,10 @@
 #include <stdint.h>
 #include <arpa/inet.h>
 
-enum vf_field_id { VF_FIELD_SRC, VF_FIELD_DST, VF_FIELD_SPORT, VF_FIELD_DPORT, VF_NB_FIELDS };
+enum vf_field_id {
+	VF_FIELD_SRC, VF_FIELD_DST, VF_FIELD_SPORT, VF_FIELD_DPORT,
+	VF_FIELD_SMAC, VF_FIELD_DMAC, VF_FIELD_VLAN, VF_NB_FIELDS
+};
 enum vf_field_mode { VF_FIELD_FIXED, VF_FIELD_INC, VF_FIELD_RANDOM };
 
 #define VF_FLOWS_MAX (1u << 24)		/* the measuring stamp's flow is 24 bits */
@@ -34,6 +39,11 @@ enum vf_field_mode { VF_FIELD_FIXED, VF_FIELD_INC, VF_FIELD_RANDOM };
 	"by :inc (the default) or :random[:SEED]"
 #define VF_FIELD_FORMS_PORT "a port (9), or a range (1024-65535) optionally followed by :inc " \
 	"(the default) or :random[:SEED]"
+#define VF_FIELD_FORMS_MAC "a MAC address (02:00:00:00:00:01) or a range " \
+	"(02:00:00:00:00:01-02:00:00:00:ff:ff, the last 32 bits vary) optionally followed by :inc " \
+	"(the default) or :random[:SEED]"
+#define VF_FIELD_FORMS_VLAN "a VLAN ID (100) or a range (100-199), 0..4095, optionally " \
+	"followed by :inc (the default) or :random[:SEED]"
 
 struct vf_field {
 	uint8_t mode;		/* enum vf_field_mode */
@@ -41,20 +51,23 @@ struct vf_field {
 	uint32_t lo, hi;	/* host order; fixed: lo == hi */
 	uint64_t seed;		/* random */
 	bool v6;		/* an IPv6 address: lo and hi are its last 32 bits */
-	uint8_t hi96[12];	/* IPv6: the first 96 bits, the same over the range */
+	uint8_t hi96[12];	/* IPv6: the first 96 bits, the same over the
+				 * range; a MAC address: its first 16 bits */
 };
 
-/* The four fields and the flow count: what the options ask for. */
+/* The fields and the flow count: what the options ask for. */
 struct vf_flows {
 	struct vf_field f[VF_NB_FIELDS];
 	uint32_t n;		/* flows, once resolved (vf_flows_resolve) */
 	bool v6;		/* IPv6 frames, once resolved */
+	bool vlan;		/* one 802.1Q tag (--flow-vlan given), once resolved */
 };
 
 /* The option that sets field id ("flow-src" ...), for messages. */
 const char *vf_field_option(enum vf_field_id id);
 /* Parses s into *f (given := true): VF_FIELD_FORMS_ADDR for the
- * addresses, VF_FIELD_FORMS_PORT for the ports.  0, or -1 with what is
+ * addresses, VF_FIELD_FORMS_PORT for the ports, VF_FIELD_FORMS_MAC and
+ * VF_FIELD_FORMS_VLAN.  0, or -1 with what is
  * wrong and what is accepted in err; *f unchanged then. */
 int vf_field_parse(enum vf_field_id id, const char *s, struct vf_field *f, char *err,
 		   size_t errlen);
@@ -69,7 +82,10 @@ static inline uint64_t vf_field_size(const struct vf_field *f)
 /* The flows as the options ask for them, into fl->n, with the fields not
  * given set to their defaults (source 198.18.0.1, destination 198.19.0.2,
  * both ports 9; RFC 2544's benchmarking range; with IPv6, 2001:2::1 and
- * 2001:2:0:1::2 in RFC 5180's 2001:2::/48).  flows: --flows, 0 when
+ * 2001:2:0:1::2 in RFC 5180's 2001:2::/48; the MAC addresses the port's
+ * and --eth-peer, filled in by vf_frames_init; no VLAN tag).  A MAC
+ * address or VLAN ID given as one value is not a choice of flows: the
+ * default spread below stays.  flows: --flows, 0 when
  * not given.  vary: the mode spreads flows by default (flowgen, measure):
  * with no field given the source address walks 198.18.0.1 .. 198.18.255.254
  * and then the source port up from 9, over flows (default 1024) tuples.
@@ -117,9 +133,12 @@ struct vf_flow_walk {
 	bool random[VF_NB_FIELDS];
 	uint32_t lo[VF_NB_FIELDS];	/* by field */
 	/* the current tuple, in network order as stored in the frame (IPv6:
-	 * the addresses' last 32 bits) */
+	 * the addresses' last 32 bits; the MAC addresses' last 32 bits; the
+	 * tag's TCI, priority 0) */
 	uint32_t src_be, dst_be;
 	uint16_t sport_be, dport_be;
+	uint32_t smac_be, dmac_be;
+	uint16_t tci_be;
 	/* one's-complement sums of the 16-bit words, read in host order as
 	 * the checksum code reads frames: the two addresses, the two ports */
 	uint32_t addr_sum, port_sum;
@@ -147,7 +166,10 @@ static inline void vf__flow_set(struct vf_flow_walk *w, unsigned int d)
 	case VF_FIELD_SRC: w->src_be = htonl(v); break;
 	case VF_FIELD_DST: w->dst_be = htonl(v); break;
 	case VF_FIELD_SPORT: w->sport_be = htons((uint16_t)v); break;
-	default: w->dport_be = htons((uint16_t)v); break;
+	case VF_FIELD_DPORT: w->dport_be = htons((uint16_t)v); break;
+	case VF_FIELD_SMAC: w->smac_be = htonl(v); break;
+	case VF_FIELD_DMAC: w->dmac_be = htonl(v); break;
+	default: w->tci_be = htons((uint16_t)v); break;
 	}
 	w->addr_sum = (w->src_be & 0xffff) + (w->src_be >> 16) + (w->dst_be & 0xffff) + (w->dst_be >> 16);
 	w->port_sum = (uint32_t)w->sport_be + w->dport_be;

@@ -1,7 +1,9 @@
 /* The frames a generating stream sends (txonly, flowgen, measure): one
- * Ethernet/IPv4/UDP or Ethernet/IPv6/UDP template of the longest length, the lengths of the
- * --txpkts mix in their schedule (vf_mix.h) and the walk over the flows
- * (vf_flow.h).
+ * Ethernet/IPv4/UDP or Ethernet/IPv6/UDP template of the longest length
+ * (with --flow-vlan, one 802.1Q tag after the MAC addresses: everything
+ * after it VF_FRAMES_VLAN_LEN bytes further), the lengths of the --txpkts
+ * mix in their schedule (vf_mix.h) and the walk over the flows
+ * (vf_flow.h).  The offsets below are those of an untagged frame.
  *
  * Per frame: the template's first len bytes are copied, the two length
  * fields, the addresses and ports written, and the IPv4 checksum taken
@@ -30,6 +32,7 @@
 #define VF_FRAMES_PAYLOAD_OFF6 62	/* + UDP 8 */
 #define VF_FRAMES_SRC6_LOW 34		/* the IPv6 source's last 32 bits */
 #define VF_FRAMES_DST6_LOW 50		/* the destination's */
+#define VF_FRAMES_VLAN_LEN 4		/* an 802.1Q tag: TPID 0x8100, TCI */
 
 struct vf_frame_len {
 	uint16_t len;
@@ -47,7 +50,10 @@ struct vf_frames {
 	bool mixed;			/* more than one length */
 	bool flows;			/* more than one flow */
 	bool v6;			/* IPv6: the offsets below */
-	uint16_t l4_off, payload_off;	/* VF_FRAMES_L4_OFF ... or their IPv6 forms */
+	bool l2;			/* a MAC address or the VLAN ID varies */
+	uint8_t sh;			/* the tag's length, or 0: the L3 header's shift */
+	uint16_t l4_off, payload_off;	/* VF_FRAMES_L4_OFF ... or their IPv6 forms,
+					 * + sh */
 	uint16_t nlens;
 	struct vf_frame_len lens[VF_MIX_MAX_SIZES];
 	struct vf_flow_walk walk;
@@ -55,15 +61,17 @@ struct vf_frames {
 	uint8_t *tmpl;			/* in the caller's memory; sched follows it */
 };
 
-/* Bytes of memory vf_frames_init needs for a mix (the template and the
- * schedule). */
-size_t vf_frames_mem_size(const struct vf_mix *mix, unsigned int min_len);
+/* Bytes of memory vf_frames_init needs for a mix and fl's resolved flows
+ * (the template and the schedule). */
+size_t vf_frames_mem_size(const struct vf_mix *mix, const struct vf_flows *fl,
+			  unsigned int min_len);
 /* Builds g in mem (vf_frames_mem_size bytes, cache-line aligned; g points
  * into it, so it lives as long as mem does: nothing else to free) for
  * frames with the lengths of mix (each at least min_len) and the flows of
- * fl (resolved; its family), from smac to dmac, with payload_len bytes of
- * payload at the start of the UDP payload (the rest zero).  A length below
- * the headers' (42 or 62 bytes) is raised to them. */
+ * fl (resolved; its family), from smac to dmac (unless fl gives them), with
+ * payload_len bytes of payload at the start of the UDP payload (the rest
+ * zero).  A length below the headers' (42 or 62 bytes, 4 more with a tag)
+ * is raised to them. */
 void vf_frames_init(struct vf_frames *g, void *mem, const struct vf_mix *mix,
 		    const struct vf_flows *fl, unsigned int min_len, const uint8_t smac[6],
 		    const uint8_t dmac[6], const void *payload, size_t payload_len);
@@ -120,6 +128,13 @@ static inline uint16_t vf_frames_next(struct vf_frames *g, uint8_t *d, uint32_t 
 	rte_memcpy(d, g->tmpl, z->len);
 	*flow = w->k;
 	*udp_sum = z->udp_sum + w->addr_sum + w->port_sum;
+	if (unlikely(g->l2)) {	/* the MAC addresses' last 32 bits, the tag */
+		memcpy(d + 2, &w->dmac_be, 4);
+		memcpy(d + 8, &w->smac_be, 4);
+		if (g->sh)
+			memcpy(d + 14, &w->tci_be, 2);
+	}
+	d += g->sh;	/* past the tag: the untagged offsets */
 	if (unlikely(g->v6)) {
 		/* no IP checksum; the lengths and the addresses' last words */
 		if (g->mixed) {

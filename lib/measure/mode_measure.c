@@ -407,7 +407,8 @@ static void measure_init(struct vf_stream *fs)
 	uint8_t payload[4];
 	struct meas_tx *t;
 	struct meas_core *c;
-	unsigned int min_len = cfg->flows.v6 ? VF_STAMP_MIN_FRAME6 : VF_STAMP_MIN_FRAME;
+	unsigned int min_len = (cfg->flows.v6 ? VF_STAMP_MIN_FRAME6 : VF_STAMP_MIN_FRAME) +
+			       (cfg->flows.vlan ? VF_FRAMES_VLAN_LEN : 0);
 
 	if (fs->id == 0) {
 		/* A new run: new epoch, every core's records empty. */
@@ -428,7 +429,7 @@ static void measure_init(struct vf_stream *fs)
 		core_reset(c, cur_epoch());
 	}
 	{
-		size_t mem = vf_frames_mem_size(&cfg->txpkts, min_len);
+		size_t mem = vf_frames_mem_size(&cfg->txpkts, &cfg->flows, min_len);
 		uint32_t seg = rte_pktmbuf_data_room_size(cfg->pool) - RTE_PKTMBUF_HEADROOM;
 		unsigned int max = vf_mix_max(&cfg->txpkts);
 		size_t chain = vf_chain_mem_size(max, seg, VF_MAX_BURST);

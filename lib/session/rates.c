@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "vf_out.h"
+#include "vf_frames.h"
 #include "vf_stamp.h"
 
 unsigned int vf_session_min_len(const struct vf_session *ses)
@@ -16,8 +17,9 @@ unsigned int vf_session_min_len(const struct vf_session *ses)
 	if (!ses->fwd.mode || !ses->fwd.mode->drains)
 		return 0;
 	/* the flows resolve at start: a given IPv6 address says the family */
-	return ses->fwd.flows.f[VF_FIELD_SRC].v6 || ses->fwd.flows.f[VF_FIELD_DST].v6 ?
-	       VF_STAMP_MIN_FRAME6 : VF_STAMP_MIN_FRAME;
+	return (ses->fwd.flows.f[VF_FIELD_SRC].v6 || ses->fwd.flows.f[VF_FIELD_DST].v6 ?
+		VF_STAMP_MIN_FRAME6 : VF_STAMP_MIN_FRAME) +
+	       (ses->fwd.flows.f[VF_FIELD_VLAN].given ? VF_FRAMES_VLAN_LEN : 0);
 }
 
 double vf_session_frame_len(const struct vf_session *ses)

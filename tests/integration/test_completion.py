@@ -10,7 +10,7 @@ from vftest import check  # noqa: E402
 
 got = complete("vfwd", "vfwd --f")
 check(set(got) == {"--fwd", "--forward-mode", "--flows", "--flow-src", "--flow-dst", "--flow-sport",
-                   "--flow-dport"}, f"vfwd --f -> {got}")
+                   "--flow-dport", "--flow-src-mac", "--flow-dst-mac", "--flow-vlan"}, f"vfwd --f -> {got}")
 got = complete("nullgen", "nullgen --txpkts i")
 check(got == ["imix"], f"--txpkts i -> {got}")
 got = complete("vfwd", "vfwd --fwd m")

@@ -115,6 +115,43 @@ static void test_parse6(void **state)
 	assert_false(fl.v6);
 }
 
+/* MAC addresses (the last 32 bits vary) and the VLAN ID. */
+static void test_parse_l2(void **state)
+{
+	struct vf_field f;
+	char buf[96];
+
+	(void)state;
+	f = field(VF_FIELD_SMAC, "02:00:00:00:00:01");
+	assert_true(f.mode == VF_FIELD_FIXED && f.lo == 1 && f.hi == 1 && f.hi96[0] == 2 && f.hi96[1] == 0);
+	f = field(VF_FIELD_DMAC, "0A:bC:00:00:01:00-0a:bc:00:00:01:ff:random:9");
+	assert_true(f.mode == VF_FIELD_RANDOM && f.lo == 0x100 && f.hi == 0x1ff && f.seed == 9);
+	assert_true(f.hi96[0] == 0x0a && f.hi96[1] == 0xbc);
+	vf_field_fmt(buf, sizeof(buf), VF_FIELD_DMAC, &f);
+	assert_string_equal(buf, "0a:bc:00:00:01:00-0a:bc:00:00:01:ff:random:9");
+	f = field(VF_FIELD_SMAC, "02:00:ff:ff:ff:fe-02:00:ff:ff:ff:ff:inc");
+	assert_true(f.mode == VF_FIELD_INC && vf_field_size(&f) == 2);
+	f = field(VF_FIELD_VLAN, "4095");
+	assert_true(f.mode == VF_FIELD_FIXED && f.lo == 4095);
+	f = field(VF_FIELD_VLAN, "100-199:random:2");
+	assert_true(f.mode == VF_FIELD_RANDOM && f.lo == 100 && f.hi == 199 && f.seed == 2);
+	vf_field_fmt(buf, sizeof(buf), VF_FIELD_VLAN, &f);
+	assert_string_equal(buf, "100-199:random:2");
+	bad(VF_FIELD_SMAC, "02:00:00:00:00", "expected a MAC address");
+	bad(VF_FIELD_SMAC, "02:00:00:00:00:01:02", "expected a MAC address");
+	bad(VF_FIELD_SMAC, "02:00:00:00:00:0g", "expected a MAC address");
+	bad(VF_FIELD_SMAC, "2:0:0:0:0:1", "expected a MAC address");
+	bad(VF_FIELD_SMAC, "02:00:00:00:00:01-04:00:00:00:00:01", "last 32 bits");
+	bad(VF_FIELD_SMAC, "02:00:00:00:00:09-02:00:00:00:00:01", "expected");
+	bad(VF_FIELD_SMAC, "02:00:00:00:00:01:random", "one value");
+	bad(VF_FIELD_DMAC, "02:00:00:00:00:01-02:00:00:00:00:09:rand", "expected");
+	bad(VF_FIELD_SMAC, "02:00:00:00:00:00-02:00:ff:ff:ff:ff", "expected");	/* 2^32 */
+	bad(VF_FIELD_VLAN, "4096", "0..4095");
+	bad(VF_FIELD_VLAN, "10-5", "VLAN ID");
+	bad(VF_FIELD_VLAN, "1/8", "VLAN ID");
+	bad(VF_FIELD_VLAN, "5:random", "one value");
+}
+
 static void test_parse_errors(void **state)
 {
 	(void)state;
@@ -261,6 +298,7 @@ static void test_perm_uniform(void **state)
 struct tuple {
 	uint32_t src, dst;
 	uint16_t sport, dport;
+	uint32_t smac, dmac, vlan;
 };
 
 static int cmp_tuple(const void *a, const void *b)
@@ -277,6 +315,9 @@ static struct tuple cur(const struct vf_flow_walk *w)
 	t.dst = vf_flow_value(w, VF_FIELD_DST);
 	t.sport = (uint16_t)vf_flow_value(w, VF_FIELD_SPORT);
 	t.dport = (uint16_t)vf_flow_value(w, VF_FIELD_DPORT);
+	t.smac = vf_flow_value(w, VF_FIELD_SMAC);
+	t.dmac = vf_flow_value(w, VF_FIELD_DMAC);
+	t.vlan = vf_flow_value(w, VF_FIELD_VLAN);
 	return t;
 }
 
@@ -301,7 +342,10 @@ static void walk_check(struct vf_flows *fl, uint32_t flows, bool vary)
 
 		assert_int_equal(w.k, k);
 		t[k] = cur(&w);
-		v[0] = t[k].src, v[1] = t[k].dst, v[2] = t[k].sport, v[3] = t[k].dport;
+		for (unsigned int i = 0; i < VF_NB_FIELDS; i++)
+			v[i] = vf_flow_value(&w, (enum vf_field_id)i);
+		assert_true(v[0] == t[k].src && v[1] == t[k].dst && v[2] == t[k].sport &&
+			    v[3] == t[k].dport);
 		for (unsigned int i = 0; i < VF_NB_FIELDS; i++)
 			assert_true(v[i] >= fl->f[i].lo && v[i] <= fl->f[i].hi);
 		assert_int_equal(w.addr_sum, (w.src_be & 0xffff) + (w.src_be >> 16) +
@@ -351,6 +395,12 @@ static void test_walk(void **state)
 	memset(&fl, 0, sizeof(fl));
 	fl.f[VF_FIELD_SRC] = field(VF_FIELD_SRC, "0.0.0.0/1:random:9");
 	walk_check(&fl, 100000, false);
+	memset(&fl, 0, sizeof(fl));
+	fl.f[VF_FIELD_SPORT] = field(VF_FIELD_SPORT, "100-102");
+	fl.f[VF_FIELD_SMAC] = field(VF_FIELD_SMAC, "02:00:00:00:00:00-02:00:00:00:00:06:random:2");
+	fl.f[VF_FIELD_DMAC] = field(VF_FIELD_DMAC, "02:00:00:00:00:fe-02:00:00:00:01:01");
+	fl.f[VF_FIELD_VLAN] = field(VF_FIELD_VLAN, "1-5:random");
+	walk_check(&fl, 0, false);			/* 3 * 7 * 4 * 5 = 420: all */
 	memset(&fl, 0, sizeof(fl));
 	walk_check(&fl, 0, false);			/* one flow */
 }
@@ -418,7 +468,7 @@ static void test_frames(void **state)
 		fl.f[VF_FIELD_SRC] = field(VF_FIELD_SRC, "10.0.0.250-10.0.1.5");
 		fl.f[VF_FIELD_DPORT] = field(VF_FIELD_DPORT, "1-65535:random:3");
 		assert_int_equal(vf_flows_resolve(&fl, 5000, false, err, sizeof(err)), 0);
-		mem = aligned_alloc(64, vf_frames_mem_size(&m, k == 2 ? 64 : 0));
+		mem = aligned_alloc(64, vf_frames_mem_size(&m, &fl, k == 2 ? 64 : 0));
 		f = malloc(2048);
 		assert_non_null(mem);
 		assert_non_null(f);
@@ -502,7 +552,7 @@ static void test_frames6(void **state)
 		fl.f[VF_FIELD_DPORT] = field(VF_FIELD_DPORT, "1-65535:random:3");
 		assert_int_equal(vf_flows_resolve(&fl, 5000, false, err, sizeof(err)), 0);
 		assert_true(fl.v6);
-		mem = aligned_alloc(64, vf_frames_mem_size(&m, 62));
+		mem = aligned_alloc(64, vf_frames_mem_size(&m, &fl, 62));
 		f = malloc(2048);
 		assert_non_null(mem);
 		assert_non_null(f);
@@ -548,12 +598,112 @@ static void test_frames6(void **state)
 	}
 }
 
+/* MAC ranges and a VLAN tag, IPv4 and IPv6: the tag after the MAC
+ * addresses, every header after it 4 bytes on with right lengths and
+ * checksums, every asked MAC and VLAN ID seen, a MAC address not given the
+ * caller's; a fixed tag keeps the default flows; 64-byte frames raised to
+ * the headers' 46 and 66 bytes. */
+static void test_frames_l2(void **state)
+{
+	static const uint8_t A[6] = { 2, 0, 0, 0, 0, 1 }, B[6] = { 2, 0, 0, 0, 0, 2 };
+	const uint8_t payload[4] = { 0x46, 0x76, 3, 0 };
+
+	(void)state;
+	for (unsigned int k = 0; k < 4; k++) {
+		bool v6 = k & 1, fixed = k >= 2;
+		struct vf_mix m;
+		struct vf_flows fl;
+		struct vf_frames g;
+		char err[320];
+		uint8_t *mem, *f;
+		uint64_t seen_vid = 0, seen_mac = 0;
+		unsigned int hdr = v6 ? 66 : 46;
+
+		assert_int_equal(vf_mix_parse("42:1,64:1,1000:1", &m, 42, 2048, err, sizeof(err)), 0);
+		memset(&fl, 0, sizeof(fl));
+		if (v6)
+			fl.f[VF_FIELD_SRC] = field(VF_FIELD_SRC, "2001:db8::1");
+		if (fixed) {
+			fl.f[VF_FIELD_VLAN] = field(VF_FIELD_VLAN, "4094");
+		} else {
+			fl.f[VF_FIELD_SMAC] = field(VF_FIELD_SMAC, "0a:00:00:00:00:fe-0a:00:00:00:01:05");
+			fl.f[VF_FIELD_VLAN] = field(VF_FIELD_VLAN, "10-49:random:5");
+		}
+		assert_int_equal(vf_flows_resolve(&fl, 0, true, err, sizeof(err)), 0);
+		assert_true(fl.vlan && fl.v6 == v6);
+		/* a fixed tag alone keeps the default spread (an address given
+		 * is a choice of flows) */
+		assert_int_equal(fl.n, fixed ? (v6 ? 1 : 1024) : 8 * 40);
+		mem = aligned_alloc(64, vf_frames_mem_size(&m, &fl, 0));
+		f = malloc(2048);
+		assert_non_null(mem);
+		assert_non_null(f);
+		vf_frames_init(&g, mem, &m, &fl, 0, A, B, payload, sizeof(payload));
+		assert_int_equal(g.payload_off, hdr);
+		assert_int_equal(g.l4_off, hdr - 8);
+		for (uint32_t i = 0; i < 3 * fl.n; i++) {
+			uint32_t flow, sum;
+			uint16_t len, ck, vid, want = m.len[i % 3];
+
+			memset(f, 0xee, 2048);
+			len = vf_frames_next(&g, f, &flow, &sum);
+			assert_int_equal(len, want < hdr ? hdr : want);
+			assert_int_equal(flow, i % fl.n);
+			assert_memory_equal(f, B, 6);			/* --eth-peer's */
+			assert_int_equal(rd16(f + 12), 0x8100);
+			vid = rd16(f + 14);
+			assert_int_equal(rd16(f + 16), v6 ? 0x86dd : 0x0800);
+			assert_int_equal(f[len], 0xee);
+			if (len >= hdr + 4)
+				assert_memory_equal(f + hdr, payload, 4);
+			if (fixed) {
+				assert_int_equal(vid, 4094);
+				assert_memory_equal(f + 6, A, 6);	/* the port's */
+			} else {
+				uint32_t low = (uint32_t)f[8] << 24 | (uint32_t)f[9] << 16 | rd16(f + 10);
+
+				assert_true(vid >= 10 && vid <= 49 && low >= 0xfe && low <= 0x105);
+				assert_true(f[6] == 0x0a && f[7] == 0);
+				seen_vid |= 1ull << (vid - 10);
+				seen_mac |= 1ull << (low - 0xfe);
+				/* the walk's order: the MAC turns faster */
+				assert_int_equal(low - 0xfe, (i % fl.n) % 8);
+			}
+			if (v6) {
+				assert_int_equal(rd16(f + 22), len - 58);	/* payload length */
+				assert_int_equal(rd16(f + 62), len - 58);	/* UDP length */
+			} else {
+				assert_int_equal(rd16(f + 20), len - 18);
+				assert_int_equal(rd16(f + 42), len - 38);
+			}
+			sum = (sum & 0xffff) + (sum >> 16);
+			sum = (sum & 0xffff) + (sum >> 16);
+			ck = (uint16_t)~sum;
+			if (!ck)
+				ck = 0xffff;
+			memcpy(f + g.l4_off + 6, &ck, 2);
+			assert_true(vf_pkt_cksums_ok(f, len));
+			ck = (uint16_t)(ck ^ 0x0100);
+			memcpy(f + g.l4_off + 6, &ck, 2);
+			assert_false(vf_pkt_cksums_ok(f, len));	/* the check sees the tagged frame */
+		}
+		if (!fixed) {
+			assert_true(seen_vid == (1ull << 40) - 1);
+			assert_int_equal(seen_mac, 0xff);
+		}
+		free(f);
+		free(mem);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_parse6),
 		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_parse_l2),
+		cmocka_unit_test(test_frames_l2),
 		cmocka_unit_test(test_frames6),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_perm),
