@@ -216,6 +216,9 @@ int vf_field_fmt(char *buf, size_t len, enum vf_field_id id, const struct vf_fie
 {
 	char lo[INET6_ADDRSTRLEN], hi[INET6_ADDRSTRLEN];
 
+	if (id >= VF_FIELD_SMAC && !f->given)	/* filled in at start, or no tag */
+		return snprintf(buf, len, "%s", id == VF_FIELD_SMAC ? "port" :
+					       id == VF_FIELD_DMAC ? "eth-peer" : "none");
 	fmt_value(lo, sizeof(lo), id, f, f->lo);
 	fmt_value(hi, sizeof(hi), id, f, f->hi);
 	if (f->mode == VF_FIELD_FIXED || f->lo == f->hi)
