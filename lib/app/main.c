@@ -294,9 +294,15 @@ static void run_loop(struct vf_app *app)
 			break;
 		if (measure_count)
 			wake = t + 0.001;
-		/* replay --loop N: over once every pass is sent */
-		if (replay_end && vf_fwd_replay_done())
+		/* replay --loop N: over once every pass is sent, and what was
+		 * in flight had --drain-ms to come back */
+		if (replay_end && vf_fwd_replay_done()) {
+			struct timespec d = { (time_t)(app->ses.fwd.drain_ms / 1000),
+					      (long)(app->ses.fwd.drain_ms % 1000) * 1000000L };
+
+			nanosleep(&d, NULL);
 			break;
+		}
 		if (app->ses.stats_period > 0 && t >= next) {
 			vf_session_lock();	/* a control socket command may change ports */
 			vf_session_print_stats(&app->ses, false);

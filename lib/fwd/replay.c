@@ -133,6 +133,12 @@ static void replay_fwd(struct vf_stream *fs)
 	uint16_t n, room;
 	uint64_t rearm;
 
+	/* what comes back (through a device, or the other port of a split
+	 * pair) is counted and captured, and freed: the frames are a
+	 * capture's, with no stamp to measure */
+	n = fwd_rx(fs, pkts);
+	if (n)
+		vf_mbuf_free_bulk(pkts, n);
 	if (!r || r->done || __atomic_load_n(&vf__fwd_draining, __ATOMIC_RELAXED))
 		return;
 	n = due(fs, r, cap);
@@ -190,7 +196,8 @@ bool vf_fwd_replay_done(void)
 
 const struct vf_fwd_mode vf_fwd_replay = {
 	.name = "replay",
-	.help = "send the frames of a capture (--pcap) at their recorded timing (--speed) or at --rate",
+	.help = "send the frames of a capture (--pcap) at their recorded timing (--speed) or at --rate; "
+		"count what comes back",
 	.fwd = replay_fwd,
 	.stream_init = replay_init,
 	.stream_fini = replay_fini,

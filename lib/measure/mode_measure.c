@@ -157,6 +157,20 @@ static void tx_pending(struct vf_stream *fs, struct meas_tx *t)
 	}
 }
 
+/* A clear: the stream starts over in a new epoch (sequence, frames,
+ * the figures of this run). */
+static void tx_restart(struct meas_tx *t, uint8_t epoch)
+{
+	t->clear_seen = clear_req;
+	t->epoch = epoch;
+	t->seq = 0;
+	vf_frames_seek(&t->fr, 0);
+	t->sent = 0;
+	t->stall = 0;
+	t->blocked = 0;
+	t->block_start = 0;
+}
+
 static void tx_burst(struct vf_stream *fs, struct meas_tx *t)
 {
 	uint16_t n, k;
@@ -346,14 +360,7 @@ static void measure_fwd(struct vf_stream *fs)
 	if (unlikely(t->clear_seen != clear_req)) {
 		core_sync(c);
 		release_pending(fs, t);
-		t->clear_seen = clear_req;
-		t->epoch = c->epoch;
-		t->seq = 0;
-		vf_frames_seek(&t->fr, 0);
-		t->sent = 0;
-		t->stall = 0;
-		t->blocked = 0;
-		t->block_start = 0;
+		tx_restart(t, c->epoch);
 		fs->gen_left = fs->cfg->count;
 	}
 	if (likely(!__atomic_load_n(&vf__fwd_draining, __ATOMIC_RELAXED))) {
@@ -565,14 +572,7 @@ void vf_meas_clear(void)
 
 		if (!t || fs->cfg->mode != &vf_fwd_measure)
 			continue;
-		t->clear_seen = clear_req;
-		t->epoch = cur_epoch();
-		t->seq = 0;
-		vf_frames_seek(&t->fr, 0);
-		t->sent = 0;
-		t->stall = 0;
-		t->blocked = 0;
-		t->block_start = 0;
+		tx_restart(t, cur_epoch());
 	}
 }
 

@@ -7,8 +7,10 @@
    every frame sent carries exactly the asked MAC x VLAN tuples, each as
    often; every frame comes back (counts exact, nothing corrupt or
    foreign) with its tag as sent and good UDP checksums; 64-byte frames
-   are raised to 68 (the stamp after a tagged header).
-2. IPv6 with a tag through vhostd over virtio_user: counts exact.
+   are raised to 68 (the stamp after a tagged header).  Sent in bursts
+   (--pattern burst:20/1ms).
+2. IPv6 with a tag through vhostd over virtio_user, IMIX at 50 Mbit/s
+   with Poisson arrivals: counts exact.
 3. txonly on a null port, IPv6 and one fixed tag: the tag and the UDP
    checksums IPv6 requires, in every frame; the default flows kept.
 4. Bad values exit 2 with what is accepted.
@@ -63,7 +65,7 @@ N = len(SMAC) * len(VIDS) * PASSES
 cap = os.path.join(D, "l2.pcapng")
 r = nullgen(["--port", f"memif,role=client,socket={sock},socket-abstract=no", "--fwd", "measure",
              "--txpkts", "64,200", "--flow-src-mac", f"{SMAC[0]}-{SMAC[-1]}", "--flow-dst-mac", DMAC,
-             "--flow-vlan", "100-102:random:3", "--rate", "20000", "--count", str(N),
+             "--flow-vlan", "100-102:random:3", "--pattern", "burst:20/1ms", "--count", str(N),
              "--max-loss", "0", "--capture", f"0:both:{cap}"])
 measured(r, N, "memif")
 rows = rows_of(cap, "frame.packet_flags_direction", "eth.src", "eth.dst", "vlan.id",
@@ -90,7 +92,8 @@ vh = start([binary("vhostd"), "--iface", vs, "--duration", "600"] + A_CORE)
 wait_for(lambda: os.path.exists(vs), what="vhostd socket")
 r = nullgen(["--port", f"virtio_user,path={vs}", "--fwd", "measure", "--txpkts", "imix",
              "--flow-dst", "2001:db8::1-2001:db8::8", "--flow-vlan", "7-9", "--flow-dst-mac",
-             "02:bb:00:00:00:00-02:bb:00:00:00:01:random", "--rate", "20000", "--count", "1200",
+             "02:bb:00:00:00:00-02:bb:00:00:00:01:random", "--rate", "50Mbps", "--pattern", "poisson:3",
+             "--count", "1200",
              "--max-loss", "0"])
 measured(r, 1200, "vhostd")
 print("vhostd: 1200 IPv6 frames with tags measured")

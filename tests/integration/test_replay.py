@@ -14,30 +14,18 @@ our own --capture:
    with one line saying why."""
 import os
 import shutil
-import struct
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 import vftest  # noqa: E402
-from vftest import binary, check, tmpdir  # noqa: E402
+from vftest import binary, check, read_pcapng, tmpdir  # noqa: E402
 
 D = tmpdir()
 NG = [binary("nullgen"), "-l", "0-1", "--main-lcore", "0"]
 PORT = ["--port", "null,no-rx=1"]
 
 
-def read_pcapng(path):
-    """(ts_ns, bytes) of every enhanced packet block (our writer: ns, LE)."""
-    b = open(path, "rb").read()
-    out, off = [], 0
-    while off + 12 <= len(b):
-        typ, blen = struct.unpack_from("<II", b, off)
-        if typ == 6:
-            hi, lo, cap = struct.unpack_from("<III", b, off + 12)
-            out.append(((hi << 32 | lo), b[off + 28:off + 28 + cap]))
-        off += blen
-    return out
 
 
 def run(args, timeout=60):

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -71,6 +72,22 @@ def start(args, stdin=None, **kw):
     _procs.append(p)
     spawned.append(p.pid)
     return p
+
+
+def read_pcapng(path):
+    """(ts_ns, bytes) of every enhanced packet block of a capture our
+    --capture wrote (ns timestamps, little-endian)."""
+    b = open(path, "rb").read()
+    out, off = [], 0
+    while off + 12 <= len(b):
+        typ, blen = struct.unpack_from("<II", b, off)
+        if typ == 6:
+            hi, lo, cap = struct.unpack_from("<III", b, off + 12)
+            out.append(((hi << 32 | lo), b[off + 28:off + 28 + cap]))
+        if blen < 12:
+            break
+        off += blen
+    return out
 
 
 def json_lines(text):
