@@ -157,6 +157,12 @@ static void tx_pending(struct vf_stream *fs, struct meas_tx *t)
 	}
 }
 
+static inline void note_gap(struct meas_tx *t, uint64_t now)	/* keeps the longest */
+{
+	if (t->last_poll && now - t->last_poll > t->stall)
+		t->stall = now - t->last_poll;
+}
+
 /* A clear: the stream starts over in a new epoch (sequence, frames,
  * the figures of this run). */
 static void tx_restart(struct meas_tx *t, uint8_t epoch)
@@ -366,16 +372,14 @@ static void measure_fwd(struct vf_stream *fs)
 	if (likely(!__atomic_load_n(&vf__fwd_draining, __ATOMIC_RELAXED))) {
 		uint64_t now = rte_rdtsc();
 
-		if (t->last_poll && now - t->last_poll > t->stall)
-			t->stall = now - t->last_poll;
+		note_gap(t, now);
 		t->last_poll = now;
 		tx_burst(fs, t);
 	} else {
 		if (t->last_poll) {	/* away until the drain began: counts too */
 			uint64_t now = rte_rdtsc();
 
-			if (now - t->last_poll > t->stall)
-				t->stall = now - t->last_poll;
+			note_gap(t, now);
 			t->last_poll = 0;
 			if (t->block_start)
 				t->blocked += now - t->block_start;
