@@ -117,13 +117,15 @@ def port(stats, pid):
     fail(f"port {pid} not in stats")
 
 
-def wait_for(cond, timeout=30, step=0.1, what="condition"):
+def wait_for(cond, timeout=30, step=0.1, what="condition", detail=None):
+    """detail: a callable whose result the failure message adds (the state
+    a rare timeout was in, for the next time it happens)."""
     end = time.time() + timeout
     while time.time() < end:
         if cond():
             return
         time.sleep(step)
-    fail(f"timed out waiting for {what}")
+    fail(f"timed out waiting for {what}" + (f": {detail()}" if detail else ""))
 
 
 # Shell round trips while a peer misbehaves.  The issue's figure (100 ms)

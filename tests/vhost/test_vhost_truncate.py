@@ -37,7 +37,8 @@ check(info["mem_sealed"] is False and info["mem_faults"] == 0, f"{info}")
 fe.send_frames(100)
 wait_for(lambda: ours.stats()["ipackets"] >= 100, timeout=30, what="100 frames in")
 check(ours.stats()["ipackets"] == 100, f"{ours.stats()}")
-wait_for(lambda: ours.stats()["opackets"] > 0, timeout=30, what="our tx into its rx ring")
+wait_for(lambda: ours.stats()["opackets"] > 0, timeout=30, what="our tx into its rx ring",
+         detail=lambda: f"port 0 {ours.info(0)}, port 1 {ours.stats(1)}")
 other = ours.stats(2)["opackets"]
 fe.truncate(0)
 check(fe.wait_closed(), "connection closed")
