@@ -1,4 +1,7 @@
-/* Diagnostics: always on stderr, so stdout stays clean for stats and JSON. */
+/* Diagnostics: always on stderr, so stdout stays clean for stats and JSON.
+ * A line never waits for stderr's reader: where stderr is a pipe or a
+ * socket that is full, the line is dropped and counted, and the next one
+ * that gets through says how many went (log.c). */
 #ifndef VF_LOG_H
 #define VF_LOG_H
 
