@@ -28,11 +28,21 @@ passed the flag check and is still in the burst, or was preempted there,
 touches unmapped memory: SIGSEGV.  Any client's leaving opens the window,
 ours or DPDK's, a clean DISCONNECT or a closed socket.
 
+Without `--keep`, each round then asks the server to `quit` and records
+how its shutdown ended: protocols.md pitfall 32 saw testpmd's net_memif die
+on its own exit after the client had gone.  With `--rx` the clients also
+receive what the server sends back (testpmd's and our flowgen instead of
+txonly), so the server's transmit path is as busy as its receive path, as
+in the tests that saw the crash (a measuring client against macswap).
+
 With `--keep` one server testpmd serves every round of a kind (a client
 connects, sends, leaves; the next one connects to the same server), as the
 tests that saw the crash did; without it each round has a server of its own.
 
-Usage: VF_BUILD=$PWD/build python3 bench/memif_dpdk_disconnect.py [ROUNDS] [--no-hog] [--bt] [--keep]
+Env KINDS picks the kinds (space-separated); KEEP_CORES=DIR keeps each
+core file there.
+
+Usage: VF_BUILD=$PWD/build python3 bench/memif_dpdk_disconnect.py [ROUNDS] [--no-hog] [--bt] [--keep] [--rx]
 """
 import glob
 import os
@@ -53,7 +63,9 @@ ROUNDS = int(args[0]) if args else 10
 HOG = "--no-hog" not in sys.argv
 BT = "--bt" in sys.argv
 KEEP = "--keep" in sys.argv
-KINDS = ["dpdk-quit", "dpdk-kill", "ours-quit", "ours-kill"]
+RX = "--rx" in sys.argv
+MODE = "flowgen" if RX else "txonly"
+KINDS = os.environ.get("KINDS", "dpdk-quit dpdk-kill ours-quit ours-kill").split()
 
 
 def hogs():
@@ -70,16 +82,26 @@ def backtrace(pid):
     if not cores:
         print("  (no core file: check /proc/sys/kernel/core_pattern)")
         return
-    out = subprocess.run(["gdb", "-q", "-batch", "-ex", "bt 12", vftest.TESTPMD, cores[0]],
+    out = subprocess.run(["gdb", "-q", "-batch", "-ex", "bt 12", "-ex", "info sharedlibrary",
+                          "-ex", "x/3i $pc", vftest.TESTPMD, cores[0]],
                          capture_output=True, text=True, timeout=120).stdout
-    print("  " + "\n  ".join(ln for ln in out.splitlines() if ln.startswith("#") or "signal" in ln))
-    os.unlink(cores[0])
+    # Debian ships no symbols for the PMD's static functions: the crashing
+    # pc as an offset into the library's .text (the From column) is what
+    # objdump -d of that library can be matched against.
+    print("  " + "\n  ".join(ln for ln in out.splitlines()
+                              if ln.startswith(("#", "=>")) or "signal" in ln or "net_memif" in ln))
+    keep = os.environ.get("KEEP_CORES")
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+        os.rename(cores[0], os.path.join(keep, f"core.{pid}"))
+    else:
+        os.unlink(cores[0])
 
 
 def server(kind, rnd):
     name = f"vfdisc{os.getpid()}x{rnd}{kind[0]}{kind[-1]}"
     srv = TestPmd(f"net_memif0,role=server,id=0,socket={name}", lcores="0-1")
-    srv.cmd("set fwd io")
+    srv.cmd("set fwd macswap" if RX else "set fwd io")
     srv.cmd("start")
     return srv, name
 
@@ -89,11 +111,11 @@ def one_round(kind, srv, name):
     the server's exit status half a second later, None while alive."""
     if kind.startswith("dpdk"):
         cli = TestPmd(f"net_memif0,role=client,id=0,socket={name}", lcores="1,0")
-        cli.cmd("set fwd txonly")
+        cli.cmd(f"set fwd {MODE}")
         cli.cmd("start")
     else:
         cli = Ours("memifctl", ["--role", "client", "--id", "0", "--socket", "@" + name,
-                                "--fwd", "txonly"])
+                                "--fwd", MODE])
         cli.wait_state("connected")
         cli.cmd("start")
     time.sleep(1.0)
@@ -117,6 +139,7 @@ def main():
         os.chdir(vftest.tmpdir())
     hog = hogs()
     deaths = {k: [] for k in KINDS}
+    exits = {k: [] for k in KINDS}	# the server's own quit after the client left
     try:
         for k in KINDS:
             srv = None
@@ -128,6 +151,17 @@ def main():
                     deaths[k].append(rc)
                 print(f"round {r} {k:10s}: server {'alive' if rc is None else f'died, status {rc}'}",
                       flush=True)
+                if rc is None and not KEEP:
+                    time.sleep(float(os.environ.get("QUIT_AFTER", "0")))
+                    pre = srv.p.poll()
+                    q = srv.quit(timeout=20)
+                    print(f"          {'':10s}  server quit: status {q}", flush=True)
+                    if q != 0:
+                        exits[k].append(q)
+                        print(f"          {'':10s}  alive just before quit: {pre is None}; its last "
+                              f"lines:\n            " + "\n            ".join(srv.text().splitlines()[-6:]))
+                        if BT:
+                            backtrace(srv.p.pid)
                 if rc is not None or not KEEP:
                     srv.kill()
                     srv = None
@@ -138,10 +172,15 @@ def main():
             h.kill()
     print(f"\nnet_memif server deaths after the client left ({ROUNDS} rounds each, "
           f"{'with' if HOG else 'without'} a busy loop on every core, "
-          f"{'one server for all rounds' if KEEP else 'a server a round'}):")
+          f"{'one server for all rounds' if KEEP else 'a server a round'}, "
+          f"clients {MODE}):")
     for k in KINDS:
         sigs = sorted(set(deaths[k]))
-        print(f"  {k:10s} {len(deaths[k])} of {ROUNDS}" + (f"  (status {sigs})" if sigs else ""))
+        line = f"  {k:10s} {len(deaths[k])} of {ROUNDS}" + (f"  (status {sigs})" if sigs else "")
+        if not KEEP:
+            line += f"; its own quit failed {len(exits[k])} times" + \
+                (f" (status {sorted(set(exits[k]))})" if exits[k] else "")
+        print(line)
 
 
 if __name__ == "__main__":
