@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "vf_ctl.h"
 #include "vf_out.h"
 #include "vf_peercred.h"
 #include "vf_port.h"
@@ -146,9 +147,19 @@ static const char *vu_state(const struct vu_dev *d)
 	return d->server ? "listening" : "reconnecting";
 }
 
-void vu_info(struct vf_port *port, struct vf_out *o)
+struct info_call {
+	struct vu_dev *d;
+	struct vf_out *o;
+};
+
+/* Under the control lock: the connection's fields (fe, peer, counters) are
+ * written by the control thread and by the worker's job_done, both holding
+ * it (ThreadSanitizer saw the shell read fe.fd beside them). */
+static void do_info(void *arg)
 {
-	struct vu_dev *d = port->priv;
+	const struct info_call *c = arg;
+	struct vu_dev *d = c->d;
+	struct vf_out *o = c->o;
 
 	vf_out_str(o, "path", d->path);
 	vf_out_bool(o, "server", d->server);
@@ -169,6 +180,13 @@ void vu_info(struct vf_port *port, struct vf_out *o)
 	vf_access_info(o, &d->access, false, d->server ? d->path : NULL);
 	vf_out_u64(o, "peer_rejects", d->peer_rejects);
 	vf_out_str(o, "last_refused", d->last_refused);
+}
+
+void vu_info(struct vf_port *port, struct vf_out *o)
+{
+	struct info_call c = { .d = port->priv, .o = o };
+
+	vf_ctl_call(do_info, &c);
 }
 
 void vu_ring_info(struct vf_port *port, struct vf_out *o)
