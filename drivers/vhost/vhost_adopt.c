@@ -56,6 +56,7 @@ static int replay_ring(struct vh_dev *dev, unsigned int i, const struct vh_to_vq
 			 q->last_avail;
 		if (replay(dev, VHOST_USER_SET_VRING_BASE, &st, sizeof(st), NULL, 0))
 			return -1;
+		dev->vq[i].base_exact = true;	/* the old daemon's own position */
 	}
 	if (q->flags & VH_TO_VQ_ADDR) {
 		struct vhost_vring_addr a = q->addr;

@@ -35,8 +35,10 @@ int vh_conn_pause_ok(const struct vh_dev *dev, char *why, size_t len)
 void vh_conn_pause(struct vh_dev *dev, int step)
 {
 	dev->held = true;
-	for (unsigned int i = step ? 0 : 1; i < 2u * dev->nb_qp; i += 2)
+	for (unsigned int i = step ? 0 : 1; i < 2u * dev->nb_qp; i += 2) {
 		__atomic_store_n(&dev->vq[i].ready, false, __ATOMIC_RELEASE);
+		dev->vq[i].base_exact = true;	/* resumed as is if the takeover fails */
+	}
 	if (step == 0)
 		return;
 	if (dev->listen_fd >= 0)

@@ -194,6 +194,7 @@ void vh_dev_disconnect(struct vh_dev *dev)
 		vq->enabled = false;
 		vq->dp_broken = false;
 		vq->log_broken = false;
+		vq->base_exact = false;
 		memset(&vq->addr, 0, sizeof(vq->addr));
 		vq->dirty_log = NULL;	/* the cores are out (vh_dev_stop_rings) */
 		vq->log_used_gpa = VH_LOG_NO_GPA;

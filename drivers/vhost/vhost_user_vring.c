@@ -72,6 +72,7 @@ int h_set_vring_base(struct vh_ctx *c)
 		return reject(c, "SET_VRING_BASE on running vring %u", c->vq->idx);
 	uint32_t num = c->msg->p.state.num;
 
+	c->vq->base_exact = false;
 	if (c->dev->features & (1ull << VIRTIO_F_RING_PACKED)) {
 		/* packed: bits 0-14 avail slot, bit 15 its wrap counter; the
 		 * used position restarts there (§1.3, pitfall 11): bits 16-31

@@ -47,7 +47,9 @@ void vh_packed_start(struct vh_vq *vq)
 		vq->last_avail = 0;
 		vq->avail_wrap = true;
 	}
-	vh_packed_resume(vq);
+	if (!vq->base_exact)
+		vh_packed_resume(vq);
+	vq->base_exact = false;
 	/* SET_VRING_BASE carries our avail position; buffers the previous
 	 * back-end had taken but not returned are lost (pitfall 11). */
 	vq->last_used = vq->last_avail;

@@ -125,6 +125,12 @@ struct vh_vq {
 	bool num_set, addr_ok, kick_set, call_set, enabled;
 	bool broken;		/* sticky until reconnect; read by ctl for info */
 	uint32_t resumed;	/* packed starts moved off a stale base */
+	/* The base is exact (ours, paused for a takeover; or the record a
+	 * takeover handed us): the next packed start does not second-guess
+	 * it from the ring's flags, which with one used entry per batch need
+	 * not show where the device stood.  Cleared by that start, by a
+	 * front-end's SET_VRING_BASE and at disconnect. */
+	bool base_exact;
 	int kickfd;		/* atomic: the dequeuing core sleeps on it (rx modes) */
 	struct vhost_vring_addr addr;	/* as received */
 	struct vh_vq_stats base;	/* stats_reset snapshot */
