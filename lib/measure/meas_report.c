@@ -109,10 +109,16 @@ static void json_row(struct vf_out *o, const struct meas_row *r, bool has_lat)
 			vf_out_dbl(o, cols[c].key, *(const double *)p);
 	}
 	vf_out_u64(o, "late", r->late);
-	vf_out_obj_begin(o, "latency_us");
-	for (unsigned int c = 0; c < NCOLS && has_lat; c++)
+	vf_meas_lat_json(o, "latency_us", has_lat ? &r->lat : NULL);
+}
+
+void vf_meas_lat_json(struct vf_out *o, const char *name, const struct vf_meas_lat *l)
+{
+	vf_out_obj_begin(o, name);
+	for (unsigned int c = 0; c < NCOLS && l; c++)
 		if (cols[c].kind == VF_COL_US)
-			vf_out_dbl(o, cols[c].key, *(const double *)((const char *)r + cols[c].off));
+			vf_out_dbl(o, cols[c].key, *(const double *)((const char *)l + cols[c].off -
+								    offsetof(struct meas_row, lat)));
 	vf_out_obj_end(o);
 }
 

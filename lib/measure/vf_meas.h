@@ -70,6 +70,10 @@ struct vf_meas_lat {
 	double min, avg, p50, p90, p99, p999, max, jitter;
 };
 void vf_meas_latency(const struct vf_meas_stream *s, struct vf_meas_lat *l);
+/* l as the JSON object name (keys from measure's one column description;
+ * l NULL: an empty object, no sample). */
+struct vf_out;
+void vf_meas_lat_json(struct vf_out *o, const char *name, const struct vf_meas_lat *l);
 
 /* The modes (mode_measure.c, mode_impair.c), registered by modes.c. */
 struct vf_fwd_mode;

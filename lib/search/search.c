@@ -65,16 +65,7 @@ static void latency_table(struct vf_out *o, const struct vf_search_trial *const 
 			vf_out_dbl(o, "tx_pps", l->offered);
 			vf_out_dbl(o, "loss_ratio", l->loss);
 			vf_out_bool(o, "tester_limited", l->limited);
-			vf_out_obj_begin(o, "latency_us");
-			vf_out_dbl(o, "min", l->lat.min);
-			vf_out_dbl(o, "avg", l->lat.avg);
-			vf_out_dbl(o, "p50", l->lat.p50);
-			vf_out_dbl(o, "p90", l->lat.p90);
-			vf_out_dbl(o, "p99", l->lat.p99);
-			vf_out_dbl(o, "p99_9", l->lat.p999);
-			vf_out_dbl(o, "max", l->lat.max);
-			vf_out_dbl(o, "jitter", l->lat.jitter);
-			vf_out_obj_end(o);
+			vf_meas_lat_json(o, "latency_us", &l->lat);
 		}
 		vf_out_obj_end(o);
 	}

@@ -140,15 +140,8 @@ static void json_rows(struct vf_out *o, const struct sweep_row *rows, unsigned i
 			vf_out_obj_end(o);
 		}
 		vf_out_arr_end(o);
-		if (s->has_lat90) {
-			vf_out_obj_begin(o, "latency_90_us");
-			vf_out_dbl(o, "min", s->lat90.min);
-			vf_out_dbl(o, "avg", s->lat90.avg);
-			vf_out_dbl(o, "p50", s->lat90.p50);
-			vf_out_dbl(o, "p99", s->lat90.p99);
-			vf_out_dbl(o, "max", s->lat90.max);
-			vf_out_obj_end(o);
-		}
+		if (s->has_lat90)
+			vf_meas_lat_json(o, "latency_90_us", &s->lat90);
 		vf_out_obj_end(o);
 	}
 	vf_out_arr_end(o);
