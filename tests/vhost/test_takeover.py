@@ -4,7 +4,8 @@
 
 Our nullgen (virtio_user port, measure mode) sends a paced stream through
 vhostd (mac mode, back to it) while new vhostd processes take the port over
-one after the other (3 here, 10 with --long; bench/takeover.sh repeats it).
+one after the other (3, 10 with --long or as meson runs it, or N with
+--takeovers N; bench/takeover.sh repeats it).
 With --testpmd the front-end is DPDK's: testpmd's virtio_user port loops
 128 frames through vhostd in io mode (tx_first), and what is checked is
 that testpmd's link stayed up and it printed nothing about the link or
