@@ -54,16 +54,15 @@ __attribute__((constructor)) static void sink_at_load(void)
 	pthread_once(&sink_once, sink_init);
 }
 
-/* true: the whole line went (lines up to PIPE_BUF go whole or not at all
- * into a pipe; a stream socket may take part of one, then the rest is
- * tried once more and a line cut short is counted as dropped). */
+/* true: the whole line went.  A file or terminal is written to the end,
+ * as stdio did before; lines up to PIPE_BUF go whole or not at all into a
+ * pipe; a stream socket may take part of one, then the rest is tried once
+ * more and a line cut short is counted as dropped. */
 static bool sink_write(const char *s, size_t n)
 {
 	ssize_t w;
 
-	if (sink == SINK_PLAIN)
-		return write(sink_fd, s, n) == (ssize_t)n;
-	for (int tries = 0; n && tries < 2; tries++) {
+	for (int tries = 0; n && (sink == SINK_PLAIN || tries < 2); tries++) {
 		do {
 			w = sink == SINK_SOCKET ? send(sink_fd, s, n, MSG_DONTWAIT | MSG_NOSIGNAL)
 						: write(sink_fd, s, n);
