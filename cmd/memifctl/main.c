@@ -152,6 +152,7 @@ static const struct vf_tool memifctl_tool = {
 	.summary = "A memif endpoint (server or client) for VPP, DPDK net_memif, libmemif "
 		   "or another memifctl; reflects packets back (mode mac) by default.",
 	.default_mode = "mac",
+	.default_rx_mode = "adaptive",
 	.opts = memifctl_opts,
 	.finish = memifctl_finish,
 	.shell_init = memifctl_shell_init,

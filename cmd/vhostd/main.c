@@ -131,6 +131,7 @@ static const struct vf_tool vhostd_tool = {
 	.summary = "vhost-user back-end for VMs and containers: one --iface forwards "
 		   "back to itself (mac mode), two or more forward between pairs (io).",
 	.default_mode = "mac",
+	.default_rx_mode = "adaptive",
 	.opts = vhostd_opts,
 	.finish = vhostd_finish,
 	.default_ctl = "/run/vhostd.ctl",

@@ -336,6 +336,8 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 	vf_access_init(&app->ctl_access);
 	app->ses.shell_init = tool->shell_init;
 	app->ses.fwd.mode = vf_fwd_mode_find(tool->default_mode ? tool->default_mode : "io");
+	if (tool->default_rx_mode)	/* before the options: --rx-mode wins */
+		vf_port_default_rx_mode((enum vf_rx_mode)vf_rx_mode_parse(tool->default_rx_mode));
 
 	ret = parse_args(app, argc, argv);
 	if (ret)

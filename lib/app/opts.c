@@ -484,8 +484,9 @@ const struct vf_opt vf_common_opts[] = {
 	{ "rxd", 0, "N", "rx descriptors per queue (default 1024)", VF_COMP_NONE, NULL, o_rxd },
 	{ "txd", 0, "N", "tx descriptors per queue (default 1024)", VF_COMP_NONE, NULL, o_txd },
 	{ "burst", 0, "N", "packets per burst, 1..512 (default 32)", VF_COMP_NONE, NULL, o_burst },
-	{ "rx-mode", 0, "MODE", "ports that can notify (memif, vhost, virtio_user): poll (default), interrupt, or adaptive "
-	  "(sleep after 250 us idle); a port's rx-mode= wins", VF_COMP_CHOICES, "poll|interrupt|adaptive", o_rx_mode },
+	{ "rx-mode", 0, "MODE", "ports that can notify (memif, vhost, virtio_user): poll, interrupt, or adaptive "
+	  "(sleep after 250 us idle) (default: adaptive in vhostd and memifctl, else poll); a port's "
+	  "rx-mode= wins", VF_COMP_CHOICES, "poll|interrupt|adaptive", o_rx_mode },
 	{ "txpkts", 0, "LENS", "generators: frame lengths without FCS, 42..9000 (past one mbuf, chained): a length (64), "
 	  "a list (64,570,1518), lengths with weights (64:7,570:4,1518:1) or imix, sent in a fixed "
 	  "interleaved order (default 64)", VF_COMP_CHOICES, VF_MIX_NAMES, o_txpkts },

@@ -57,6 +57,9 @@ struct vf_tool {
 	const char *name;
 	const char *summary;		/* one line for --help */
 	const char *default_mode;	/* NULL: "io" */
+	/* --rx-mode when not given (NULL: poll): the daemons sleep while
+	 * idle, the tools that measure poll */
+	const char *default_rx_mode;
 	uint16_t default_null_ports;	/* ports created when none given */
 	const struct vf_opt *opts;	/* tool-specific options, NULL-terminated */
 	/* After options are parsed: add the tool's ports, adjust defaults. */

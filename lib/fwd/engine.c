@@ -1,5 +1,9 @@
-/* Streams over lcores, start/stop, the per-lcore loop. */
+/* Streams over lcores, start/stop, the per-lcore loop.  Ports added or
+ * removed while forwarding: engine_update.c; the plans both publish:
+ * engine_priv.h. */
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -9,31 +13,30 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "engine_priv.h"
 #include "vf_fwd_mode.h"
 #include "vf_fwd_sleep.h"
 #include "vf_log.h"
 #include "vf_sync.h"
 #include "vf_tsan.h"
 
-struct fwd_lcore {
-	unsigned int lcore;
-	unsigned int first, count;	/* streams [first, first+count) */
-	unsigned int tx_first;
-};
+struct vf_stream *vf__fwd_streams[VF_MAX_STREAMS];
+unsigned int vf__fwd_nb_streams;
+struct fwd_lcore vf__fwd_lcores[RTE_MAX_LCORE];
+unsigned int vf__fwd_nb_lcores;
+uint16_t vf__fwd_nb_q;
+const struct vf_fwd_cfg *vf__fwd_cfg;
 
-static struct vf_stream *streams;
-static unsigned int nb_streams;
-static struct fwd_lcore lcores[RTE_MAX_LCORE];
-static unsigned int nb_lcores_used;
 /* Per lcore slot, for the rx modes: written to wake a sleeping core (stop,
- * an rx mode change, a driver's vf_sync_kick()).  Made once, kept for the
- * process; wake_made (atomic, set after its fd) and wake_hw, the slots
- * that have one, are read by vf_sync_kick() from any thread. */
+ * an rx mode change, a new plan, a driver's vf_sync_kick()).  Made once,
+ * kept for the process; wake_made (atomic, set after its fd) and wake_hw,
+ * the slots that have one, are read by vf_sync_kick() from any thread. */
 static int wake_fds[RTE_MAX_LCORE];
 static bool wake_made[RTE_MAX_LCORE];
 static unsigned int wake_hw;
 /* Set by the main thread, polled by the forwarding lcores: relaxed (what
- * they wrote is ordered by rte_eal_wait_lcore(), not by the flag). */
+ * they wrote is ordered by rte_eal_wait_lcore(), not by the flag).  The
+ * loops themselves watch their slot's gen, which the stop bumps too. */
 static bool stop_flag;
 bool vf__fwd_draining;
 static bool running;
@@ -44,19 +47,31 @@ unsigned int vf_fwd_lcores_available(void)
 	return rte_lcore_count() > 0 ? rte_lcore_count() - 1 : 0;
 }
 
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void vf_fwd_streams_lock(void)
+{
+	pthread_mutex_lock(&table_lock);
+}
+
+void vf_fwd_streams_unlock(void)
+{
+	pthread_mutex_unlock(&table_lock);
+}
+
 unsigned int vf_fwd_nb_streams(void)
 {
-	return nb_streams;
+	return vf__fwd_nb_streams;
 }
 
 unsigned int vf_fwd_nb_senders(void)
 {
-	return nb_streams ? streams[0].nb_senders : 0;
+	return vf__fwd_nb_streams ? vf__fwd_streams[0]->nb_senders : 0;
 }
 
 struct vf_stream *vf_fwd_stream(unsigned int i)
 {
-	return i < nb_streams ? &streams[i] : NULL;
+	return i < vf__fwd_nb_streams ? vf__fwd_streams[i] : NULL;
 }
 
 bool vf_fwd_running(void)
@@ -93,21 +108,81 @@ static void stream_free_priv(struct vf_stream *fs)
 	fs->priv_mode = NULL;
 }
 
+void vf__fwd_stream_free(struct vf_stream *fs)
+{
+	stream_free_priv(fs);
+	rte_free(fs->bursts_base);
+	rte_free(fs);
+}
+
+struct vf_stream *vf__fwd_stream_new(const struct vf_fwd_cfg *cfg, struct vf_port *rx,
+				     struct vf_port *tx, uint16_t q)
+{
+	struct vf_stream *fs = rte_zmalloc("vf_stream", sizeof(*fs), RTE_CACHE_LINE_SIZE);
+
+	if (!fs)
+		return NULL;
+	fs->rx_port = rx;
+	fs->tx_port = tx;
+	fs->rx_queue = fs->tx_queue = q;
+	fs->cfg = cfg;
+	fs->sends = true;
+	return fs;
+}
+
+int vf__fwd_stream_init(struct vf_stream *fs, unsigned int tx_first_bursts)
+{
+	const struct vf_fwd_cfg *cfg = fs->cfg;
+
+	fs->burst = cfg->burst;
+	stream_free_priv(fs);
+	if (cfg->mode->stream_init)
+		cfg->mode->stream_init(fs);
+	else if (tx_first_bursts)
+		vf_fwd_gen_init(fs);
+	fs->priv_mode = cfg->mode->stream_init ? cfg->mode : NULL;
+	if ((cfg->mode->stream_init || tx_first_bursts) && !fs->mode_priv)
+		return -ENOMEM;
+	return 0;
+}
+
+struct fwd_plan *vf__fwd_plan_new(unsigned int n)
+{
+	struct fwd_plan *pl = rte_zmalloc("vf_plan", sizeof(*pl) + n * sizeof(pl->s[0]),
+					  RTE_CACHE_LINE_SIZE);
+
+	if (pl)
+		pl->n = n;
+	return pl;
+}
+
 static void free_streams(void)
 {
-	for (unsigned int i = 0; i < nb_streams; i++) {
-		stream_free_priv(&streams[i]);
-		rte_free(streams[i].bursts_base);
+	vf_fwd_streams_lock();
+	for (unsigned int i = 0; i < vf__fwd_nb_streams; i++)
+		vf__fwd_stream_free(vf__fwd_streams[i]);
+	vf__fwd_nb_streams = 0;
+	vf_fwd_streams_unlock();
+	for (unsigned int i = 0; i < vf__fwd_nb_lcores; i++) {
+		rte_free(vf__fwd_lcores[i].plan);
+		vf__fwd_lcores[i].plan = NULL;
 	}
-	rte_free(streams);
-	streams = NULL;
-	nb_streams = 0;
+	vf__fwd_nb_lcores = 0;
+}
+
+unsigned int vf__fwd_slot_lcore(unsigned int i)
+{
+	unsigned int lc = rte_get_next_lcore(-1, 1, 0);
+
+	while (i--)
+		lc = rte_get_next_lcore(lc, 1, 0);
+	return lc;
 }
 
 int vf_fwd_setup(struct vf_fwd_cfg *cfg, uint16_t nb_q)
 {
 	uint16_t nports = vf_port_count();
-	unsigned int avail = vf_fwd_lcores_available(), nl, lc, i;
+	unsigned int avail = vf_fwd_lcores_available(), nl, i;
 	unsigned int ids[VF_MAX_PORTS], n = 0;
 
 	if (running)
@@ -122,9 +197,6 @@ int vf_fwd_setup(struct vf_fwd_cfg *cfg, uint16_t nb_q)
 		VF_ERR("no forwarding lcore: give at least two lcores (-l), one is the main lcore");
 		return -EINVAL;
 	}
-	streams = rte_zmalloc("vf_streams", sizeof(*streams) * n * nb_q, RTE_CACHE_LINE_SIZE);
-	if (!streams)
-		return -ENOMEM;
 	/* Port 2k <-> 2k+1 (in creation order), a lone last port to itself.
 	 * --one-way: the stream that sends on port 2k (and receives on 2k+1,
 	 * where its frames come back) generates; its partner only receives. */
@@ -133,38 +205,52 @@ int vf_fwd_setup(struct vf_fwd_cfg *cfg, uint16_t nb_q)
 	for (unsigned int k = 0; k < n; k++) {
 		unsigned int peer = (k ^ 1) < n ? (k ^ 1) : k;
 		for (uint16_t q = 0; q < nb_q; q++) {
-			struct vf_stream *fs = &streams[nb_streams];
-			fs->id = (uint16_t)nb_streams;
-			fs->rx_port = vf_port_get((uint16_t)ids[k]);
-			fs->tx_port = vf_port_get((uint16_t)ids[peer]);
-			fs->rx_queue = fs->tx_queue = q;
-			fs->cfg = cfg;
+			struct vf_stream *fs = vf__fwd_stream_new(cfg, vf_port_get((uint16_t)ids[k]),
+								  vf_port_get((uint16_t)ids[peer]), q);
+
+			if (!fs) {
+				free_streams();
+				return -ENOMEM;
+			}
+			fs->id = (uint16_t)vf__fwd_nb_streams;
 			fs->sends = !cfg->one_way || peer == k || (k & 1);
 			senders += fs->sends;
-			nb_streams++;
+			vf_fwd_streams_lock();
+			vf__fwd_streams[vf__fwd_nb_streams++] = fs;
+			vf_fwd_streams_unlock();
 		}
 	}
-	for (unsigned int s = 0; s < nb_streams; s++) {
-		streams[s].nb_streams = (uint16_t)nb_streams;
-		streams[s].nb_senders = (uint16_t)(senders ? senders : 1);
+	for (unsigned int s = 0; s < vf__fwd_nb_streams; s++) {
+		vf__fwd_streams[s]->nb_streams = (uint16_t)vf__fwd_nb_streams;
+		vf__fwd_streams[s]->nb_senders = (uint16_t)(senders ? senders : 1);
 	}
 	nl = cfg->nb_cores ? cfg->nb_cores : avail;
 	if (nl > avail)
 		nl = avail;
-	if (nl > nb_streams)
-		nl = nb_streams;
+	if (nl > vf__fwd_nb_streams)
+		nl = vf__fwd_nb_streams;
 	/* Contiguous blocks of streams per lcore, as testpmd does. */
-	memset(lcores, 0, sizeof(lcores));
-	lc = rte_get_next_lcore(-1, 1, 0);
+	memset(vf__fwd_lcores, 0, sizeof(vf__fwd_lcores));
 	for (i = 0; i < nl; i++) {
-		lcores[i].lcore = lc;
-		lcores[i].first = nb_streams * i / nl;
-		lcores[i].count = nb_streams * (i + 1) / nl - lcores[i].first;
-		for (unsigned int s = 0; s < lcores[i].count; s++)
-			streams[lcores[i].first + s].lcore = lc;
-		lc = rte_get_next_lcore(lc, 1, 0);
+		struct fwd_lcore *fl = &vf__fwd_lcores[i];
+		unsigned int first = vf__fwd_nb_streams * i / nl;
+		unsigned int count = vf__fwd_nb_streams * (i + 1) / nl - first;
+
+		fl->lcore = vf__fwd_slot_lcore(i);
+		fl->plan = vf__fwd_plan_new(count);
+		if (!fl->plan) {
+			vf__fwd_nb_lcores = i;
+			free_streams();
+			return -ENOMEM;
+		}
+		for (unsigned int s = 0; s < count; s++) {
+			fl->plan->s[s] = vf__fwd_streams[first + s];
+			vf__fwd_streams[first + s]->lcore = fl->lcore;
+		}
 	}
-	nb_lcores_used = nl;
+	vf__fwd_nb_lcores = nl;
+	vf__fwd_nb_q = nb_q;
+	vf__fwd_cfg = cfg;
 	return 0;
 }
 
@@ -188,19 +274,26 @@ static void wait_link(struct vf_port *port)
 	}
 }
 
+/* A pass goes on while the slot's gen is the one the plan was taken at:
+ * one relaxed load per pass, as the stop flag was before. */
+static inline bool same_gen(const struct fwd_lcore *fl, uint32_t gen)
+{
+	return __atomic_load_n(&fl->gen, __ATOMIC_RELAXED) == gen;
+}
+
 /* The loop with --record-core-cycles: one TSC read per poll, kept out of
  * the plain loop so that it costs nothing when off.  A poll is busy when
  * the stream's rx or tx count moved; the time between polls (quiescent
  * state) goes to the next poll.  What a user reads from it is which side of
  * a loop waits: a core near 100 % busy is the bottleneck. */
-static void loop_timed(struct fwd_lcore *fl, struct vf_stream *fs,
-		       const struct vf_fwd_mode *mode, unsigned int n)
+static void loop_timed(struct fwd_lcore *fl, struct vf_stream *const *fs,
+		       const struct vf_fwd_mode *mode, unsigned int n, uint32_t gen)
 {
 	uint64_t t = rte_rdtsc();
 
-	while (!__atomic_load_n(&stop_flag, __ATOMIC_RELAXED)) {
+	while (same_gen(fl, gen)) {
 		for (unsigned int i = 0; i < n; i++) {
-			struct vf_stream *s = &fs[i];
+			struct vf_stream *s = fs[i];
 			uint64_t moved = vf_ctr_read(s->rx_packets) + vf_ctr_read(s->tx_packets), t1;
 
 			mode->fwd(s);
@@ -216,8 +309,8 @@ static void loop_timed(struct fwd_lcore *fl, struct vf_stream *fs,
 
 /* The loop of a core whose ports can notify (rx modes): after a pass that
  * received nothing it asks vf_fwd_idle() whether to sleep. */
-static void loop_sleepy(struct fwd_lcore *fl, struct vf_stream *fs,
-			const struct vf_fwd_mode *mode, unsigned int n, int wake_fd)
+static void loop_sleepy(struct fwd_lcore *fl, struct vf_stream *const *fs,
+			const struct vf_fwd_mode *mode, unsigned int n, int wake_fd, uint32_t gen)
 {
 	struct vf_fwd_sleeper sl = {
 		.adaptive_cycles = rte_get_tsc_hz() / 1000000u * VF_RX_ADAPTIVE_IDLE_US,
@@ -226,13 +319,13 @@ static void loop_sleepy(struct fwd_lcore *fl, struct vf_stream *fs,
 		.hold_cycles = rte_get_tsc_hz() / 1000u * VF_RX_STATE_HOLD_MS,
 	};
 
-	while (!__atomic_load_n(&stop_flag, __ATOMIC_RELAXED)) {
+	while (same_gen(fl, gen)) {
 		uint64_t before = 0, after = 0;
 
 		for (unsigned int i = 0; i < n; i++) {
-			before += vf_ctr_read(fs[i].rx_packets);
-			mode->fwd(&fs[i]);
-			after += vf_ctr_read(fs[i].rx_packets);
+			before += vf_ctr_read(fs[i]->rx_packets);
+			mode->fwd(fs[i]);
+			after += vf_ctr_read(fs[i]->rx_packets);
 		}
 		vf_sync_quiescent(fl->lcore);
 		if (after != before) {
@@ -245,39 +338,77 @@ static void loop_sleepy(struct fwd_lcore *fl, struct vf_stream *fs,
 	}
 }
 
+/* A launched core whose plan is empty (its streams went to other cores or
+ * their ports were removed): asleep on its wake fd until a new plan. */
+static void loop_empty(struct fwd_lcore *fl, int wake_fd, uint32_t gen)
+{
+	vf_sync_sleep(fl->lcore);
+	while (__atomic_load_n(&fl->gen, __ATOMIC_ACQUIRE) == gen) {
+		struct pollfd p = { .fd = wake_fd, .events = POLLIN };
+		uint64_t v;
+
+		if (wake_fd < 0) {
+			rte_delay_us_sleep(1000);
+			continue;
+		}
+		if (poll(&p, 1, 100) > 0 && read(wake_fd, &v, sizeof(v)) < 0) {
+			/* EAGAIN: another reader took it */
+		}
+	}
+	vf_sync_wake(fl->lcore);
+}
+
 static int lcore_loop(void *arg)
 {
 	struct fwd_lcore *fl = arg;
-	struct vf_stream *fs;
-	const struct vf_fwd_mode *mode;
-	unsigned int n;
+	unsigned int slot = (unsigned int)(fl - vf__fwd_lcores);
+	int wake_fd = wake_made[slot] ? wake_fds[slot] : -1;
 
 	/* Pairs with the release before rte_eal_remote_launch(): before the
 	 * first read of what the main thread set up. */
 	vf_tsan_acquire(fl);
-	fs = &streams[fl->first];
-	mode = fs->cfg->mode;
-	n = fl->count;
 	vf_sync_thread_online(fl->lcore);
-	if (fl->tx_first)
-		for (unsigned int i = 0; i < n; i++)
-			wait_link(fs[i].tx_port);
-	for (unsigned int b = 0; b < fl->tx_first; b++)
-		for (unsigned int i = 0; i < n; i++) {
-			struct rte_mbuf *pkts[VF_MAX_BURST];
-			uint16_t k = vf_fwd_gen_fill(&fs[i], pkts, fs[i].burst);
-			fwd_tx(&fs[i], pkts, k);
+	for (;;) {
+		/* gen first: a stop bumps it after raising the flag, so a core
+		 * that took the stop's gen sees the flag. */
+		uint32_t gen = __atomic_load_n(&fl->gen, __ATOMIC_ACQUIRE);
+		struct fwd_plan *pl = __atomic_load_n(&fl->plan, __ATOMIC_ACQUIRE);
+		struct vf_stream *const *fs = pl->s;
+		unsigned int n = pl->n;
+		const struct vf_fwd_mode *mode;
+
+		if (__atomic_load_n(&stop_flag, __ATOMIC_RELAXED))
+			break;
+
+		/* Nothing of an older plan is held past this point. */
+		__atomic_store_n(&fl->seen, gen, __ATOMIC_RELEASE);
+		if (n == 0) {
+			loop_empty(fl, wake_fd, gen);
+			continue;
 		}
-	if (fs->cfg->record_cycles)
-		loop_timed(fl, fs, mode, n);
-	else if (mode->sleeps && wake_made[fl - lcores] && vf_fwd_may_sleep(fs, n))
-		loop_sleepy(fl, fs, mode, n, wake_fds[fl - lcores]);
-	else
-		while (!__atomic_load_n(&stop_flag, __ATOMIC_RELAXED)) {
+		mode = fs[0]->cfg->mode;
+		if (fl->tx_first) {
 			for (unsigned int i = 0; i < n; i++)
-				mode->fwd(&fs[i]);
-			vf_sync_quiescent(fl->lcore);
+				wait_link(fs[i]->tx_port);
+			for (unsigned int b = 0; b < fl->tx_first; b++)
+				for (unsigned int i = 0; i < n; i++) {
+					struct rte_mbuf *pkts[VF_MAX_BURST];
+					uint16_t k = vf_fwd_gen_fill(fs[i], pkts, fs[i]->burst);
+					fwd_tx(fs[i], pkts, k);
+				}
+			fl->tx_first = 0;
 		}
+		if (fs[0]->cfg->record_cycles)
+			loop_timed(fl, fs, mode, n, gen);
+		else if (mode->sleeps && wake_fd >= 0 && vf_fwd_may_sleep(fs, n))
+			loop_sleepy(fl, fs, mode, n, wake_fd, gen);
+		else
+			while (same_gen(fl, gen)) {
+				for (unsigned int i = 0; i < n; i++)
+					mode->fwd(fs[i]);
+				vf_sync_quiescent(fl->lcore);
+			}
+	}
 	vf_sync_thread_offline(fl->lcore);
 	/* Pairs with the acquire after rte_eal_wait_lcore(). */
 	vf_tsan_release(fl);
@@ -298,41 +429,50 @@ static void wake_all(void)
 		}
 }
 
+bool vf__fwd_wake_fd_make(unsigned int i)
+{
+	uint64_t v;
+
+	if (!wake_made[i]) {
+		/* Without one the core polls, as it always did. */
+		wake_fds[i] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (wake_fds[i] < 0)
+			return false;
+		__atomic_store_n(&wake_made[i], true, __ATOMIC_RELEASE);
+		if (i + 1 > wake_hw)
+			__atomic_store_n(&wake_hw, i + 1, __ATOMIC_RELEASE);
+	} else if (read(wake_fds[i], &v, sizeof(v)) < 0) {
+		/* EAGAIN: nothing left over from the last stop */
+	}
+	return true;
+}
+
+int vf__fwd_launch(unsigned int i)
+{
+	struct fwd_lcore *fl = &vf__fwd_lcores[i];
+
+	/* The launch orders everything written so far before the lcore's
+	 * start (DPDK's atomics, which TSan cannot see). */
+	vf_tsan_release(fl);
+	if (rte_eal_remote_launch(lcore_loop, fl, fl->lcore)) {
+		VF_ERR("cannot launch forwarding on lcore %u", fl->lcore);
+		return -EBUSY;
+	}
+	fl->launched = true;
+	return 0;
+}
+
 int vf_fwd_start(unsigned int tx_first_bursts)
 {
 	if (running)
 		return -EALREADY;
-	if (!nb_streams)
+	if (!vf__fwd_nb_streams)
 		return -ENODEV;
-	for (unsigned int i = 0; i < nb_streams; i++) {
-		struct vf_stream *fs = &streams[i];
-		const struct vf_fwd_cfg *cfg = fs->cfg;
-
-		fs->burst = cfg->burst;
-		stream_free_priv(fs);
-		if (cfg->mode->stream_init)
-			cfg->mode->stream_init(fs);
-		else if (tx_first_bursts)
-			vf_fwd_gen_init(fs);
-		fs->priv_mode = cfg->mode->stream_init ? cfg->mode : NULL;
-		if ((cfg->mode->stream_init || tx_first_bursts) && !fs->mode_priv)
+	for (unsigned int i = 0; i < vf__fwd_nb_streams; i++)
+		if (vf__fwd_stream_init(vf__fwd_streams[i], tx_first_bursts))
 			return -ENOMEM;
-	}
-	for (unsigned int i = 0; i < nb_lcores_used; i++) {
-		uint64_t v;
-
-		if (!wake_made[i]) {
-			/* Without one the core polls, as it always did. */
-			wake_fds[i] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-			if (wake_fds[i] >= 0) {
-				__atomic_store_n(&wake_made[i], true, __ATOMIC_RELEASE);
-				if (i + 1 > wake_hw)
-					__atomic_store_n(&wake_hw, i + 1, __ATOMIC_RELEASE);
-			}
-		} else if (read(wake_fds[i], &v, sizeof(v)) < 0) {
-			/* EAGAIN: nothing left over from the last stop */
-		}
-	}
+	for (unsigned int i = 0; i < vf__fwd_nb_lcores; i++)
+		vf__fwd_wake_fd_make(i);
 	vf_sync_set_kick(wake_all);
 	__atomic_store_n(&stop_flag, false, __ATOMIC_RELAXED);
 	__atomic_store_n(&vf__fwd_draining, false, __ATOMIC_RELAXED);
@@ -340,26 +480,29 @@ int vf_fwd_start(unsigned int tx_first_bursts)
 	/* Paced streams owe their frames from now, not from their core's
 	 * first poll: the rate holds over vf_fwd_elapsed() (the bucket's depth
 	 * bounds the catch-up). */
-	for (unsigned int i = 0; i < nb_streams; i++)
-		if (streams[i].tb_rate) {
-			streams[i].tb_last_tsc = start_tsc;
-			vf_pace_start(&streams[i].pace, &streams[i].cfg->pattern, start_tsc,
-				      rte_get_tsc_hz(), i, nb_streams);
+	for (unsigned int i = 0; i < vf__fwd_nb_streams; i++) {
+		struct vf_stream *fs = vf__fwd_streams[i];
+
+		if (fs->tb_rate) {
+			fs->tb_last_tsc = start_tsc;
+			vf_pace_start(&fs->pace, &fs->cfg->pattern, start_tsc,
+				      rte_get_tsc_hz(), i, vf__fwd_nb_streams);
 		} else {
 			/* a rate set later ('set rate') starts its schedule then */
-			streams[i].pace.started = false;
+			fs->pace.started = false;
 		}
+	}
 	running = true;
-	for (unsigned int i = 0; i < nb_lcores_used; i++) {
+	for (unsigned int i = 0; i < vf__fwd_nb_lcores; i++) {
+		struct fwd_lcore *fl = &vf__fwd_lcores[i];
+		struct vf_stream *first = fl->plan->n ? fl->plan->s[0] : NULL;
+
 		/* --tx-first fills from the generators' template; a mode with
 		 * state of its own sends by itself. */
-		lcores[i].tx_first = streams[lcores[i].first].priv_mode &&
-			streams[lcores[i].first].priv_mode->stream_fini ? 0 : tx_first_bursts;
-		/* The launch orders everything written so far before the
-		 * lcore's start (DPDK's atomics, which TSan cannot see). */
-		vf_tsan_release(&lcores[i]);
-		if (rte_eal_remote_launch(lcore_loop, &lcores[i], lcores[i].lcore)) {
-			VF_ERR("cannot launch forwarding on lcore %u", lcores[i].lcore);
+		fl->tx_first = first && first->priv_mode && first->priv_mode->stream_fini ?
+			0 : tx_first_bursts;
+		fl->seen = fl->gen;
+		if (vf__fwd_launch(i)) {
 			vf_fwd_stop();
 			return -EBUSY;
 		}
@@ -369,7 +512,7 @@ int vf_fwd_start(unsigned int tx_first_bursts)
 
 void vf_fwd_stop(void)
 {
-	const struct vf_fwd_cfg *cfg = nb_streams ? streams[0].cfg : NULL;
+	const struct vf_fwd_cfg *cfg = vf__fwd_nb_streams ? vf__fwd_streams[0]->cfg : NULL;
 	bool drained = false;
 
 	if (!running)
@@ -383,13 +526,20 @@ void vf_fwd_stop(void)
 		rte_delay_us_sleep(cfg->drain_ms * 1000u);
 	}
 	__atomic_store_n(&stop_flag, true, __ATOMIC_RELAXED);
+	for (unsigned int i = 0; i < vf__fwd_nb_lcores; i++)
+		__atomic_store_n(&vf__fwd_lcores[i].gen, vf__fwd_lcores[i].gen + 1, __ATOMIC_RELEASE);
 	vf_fwd_wake();
-	for (unsigned int i = 0; i < nb_lcores_used; i++) {
-		rte_eal_wait_lcore(lcores[i].lcore);
-		vf_tsan_acquire(&lcores[i]);
+	for (unsigned int i = 0; i < vf__fwd_nb_lcores; i++) {
+		struct fwd_lcore *fl = &vf__fwd_lcores[i];
+
+		if (!fl->launched)
+			continue;
+		rte_eal_wait_lcore(fl->lcore);
+		vf_tsan_acquire(fl);
+		fl->launched = false;
 	}
-	for (unsigned int i = 0; i < nb_streams; i++)
-		stream_release(&streams[i]);
+	for (unsigned int i = 0; i < vf__fwd_nb_streams; i++)
+		stream_release(vf__fwd_streams[i]);
 	if (!drained)
 		stop_tsc = rte_rdtsc();
 	__atomic_store_n(&vf__fwd_draining, false, __ATOMIC_RELAXED);
@@ -398,8 +548,8 @@ void vf_fwd_stop(void)
 
 void vf_fwd_stats_clear(void)
 {
-	for (unsigned int i = 0; i < nb_streams; i++) {
-		struct vf_stream *fs = &streams[i];
+	for (unsigned int i = 0; i < vf__fwd_nb_streams; i++) {
+		struct vf_stream *fs = vf__fwd_streams[i];
 
 		fs->stats_base[0] = vf_ctr_read(fs->rx_packets);
 		fs->stats_base[1] = vf_ctr_read(fs->tx_packets);
@@ -422,7 +572,7 @@ void vf_fwd_wake(void)
 {
 	uint64_t one = 1;
 
-	for (unsigned int i = 0; i < nb_lcores_used; i++)
+	for (unsigned int i = 0; i < vf__fwd_nb_lcores; i++)
 		if (wake_made[i] && write(wake_fds[i], &one, sizeof(one)) < 0) {
 			/* EAGAIN: the counter is full, the core wakes anyway */
 		}

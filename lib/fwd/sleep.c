@@ -23,23 +23,23 @@
  * bounds a sleep against a signal lost by a broken peer. */
 #define SLEEP_MAX_MS 1000
 
-bool vf_fwd_may_sleep(const struct vf_stream *fs, unsigned int n)
+bool vf_fwd_may_sleep(struct vf_stream *const *fs, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++)
-		if (vf_port_can_notify(fs[i].rx_port))
+		if (vf_port_can_notify(fs[i]->rx_port))
 			return true;
 	return false;
 }
 
 /* Empty polling a core owes before it sleeps, from its rx ports' modes;
  * UINT64_MAX: never (a port polls or cannot notify). */
-static uint64_t idle_threshold(const struct vf_fwd_sleeper *sl, const struct vf_stream *fs,
+static uint64_t idle_threshold(const struct vf_fwd_sleeper *sl, struct vf_stream *const *fs,
 			       unsigned int n)
 {
 	uint64_t t = 0;
 
 	for (unsigned int i = 0; i < n; i++) {
-		const struct vf_port *p = fs[i].rx_port;
+		const struct vf_port *p = fs[i]->rx_port;
 
 		if (!vf_port_can_notify(p))
 			return UINT64_MAX;
@@ -56,27 +56,27 @@ static uint64_t idle_threshold(const struct vf_fwd_sleeper *sl, const struct vf_
 	return t;
 }
 
-static uint64_t rx_total(const struct vf_stream *fs, unsigned int n)
+static uint64_t rx_total(struct vf_stream *const *fs, unsigned int n)
 {
 	uint64_t v = 0;
 
 	for (unsigned int i = 0; i < n; i++)
-		v += vf_ctr_read(fs[i].rx_packets);
+		v += vf_ctr_read(fs[i]->rx_packets);
 	return v;
 }
 
 /* The core's rx state changed: one rx_state event per stream it polls.
  * Lock-free and without a system call (vf_event.h), on this core. */
-static void state_change(struct vf_fwd_sleeper *sl, const struct vf_stream *fs, unsigned int n,
+static void state_change(struct vf_fwd_sleeper *sl, struct vf_stream *const *fs, unsigned int n,
 			 bool interrupt)
 {
 	sl->interrupt = interrupt;
 	if (!vf_event_on())
 		return;
 	for (unsigned int i = 0; i < n; i++) {
-		const struct vf_port *p = fs[i].rx_port;
+		const struct vf_port *p = fs[i]->rx_port;
 		struct vf_event ev = {
-			.type = VF_EV_RX_STATE, .port = p->id, .queue = fs[i].rx_queue,
+			.type = VF_EV_RX_STATE, .port = p->id, .queue = fs[i]->rx_queue,
 			.state = interrupt, .pid = -1, .uid = -1, .gid = -1,
 		};
 
@@ -86,19 +86,19 @@ static void state_change(struct vf_fwd_sleeper *sl, const struct vf_stream *fs, 
 	}
 }
 
-void vf_fwd_busy(struct vf_fwd_sleeper *sl, struct vf_stream *fs, unsigned int n)
+void vf_fwd_busy(struct vf_fwd_sleeper *sl, struct vf_stream *const *fs, unsigned int n)
 {
 	if (rte_rdtsc() - sl->woke_tsc >= sl->hold_cycles)
 		state_change(sl, fs, n, false);
 }
 
-static void disarm(struct vf_stream *fs, unsigned int n)
+static void disarm(struct vf_stream *const *fs, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++)
-		fs[i].rx_port->drv->rx_intr_disarm(fs[i].rx_port, fs[i].rx_queue);
+		fs[i]->rx_port->drv->rx_intr_disarm(fs[i]->rx_port, fs[i]->rx_queue);
 }
 
-bool vf_fwd_idle(struct vf_fwd_sleeper *sl, struct vf_stream *fs, unsigned int n,
+bool vf_fwd_idle(struct vf_fwd_sleeper *sl, struct vf_stream *const *fs, unsigned int n,
 		 const struct vf_fwd_mode *mode)
 {
 	struct pollfd pfd[VF_MAX_STREAMS + 1];
@@ -121,7 +121,7 @@ bool vf_fwd_idle(struct vf_fwd_sleeper *sl, struct vf_stream *fs, unsigned int n
 	if (now - sl->idle_since < thr)
 		return false;
 	for (unsigned int i = 0; i < n; i++) {
-		int fd = fs[i].rx_port->drv->rx_intr_arm(fs[i].rx_port, fs[i].rx_queue);
+		int fd = fs[i]->rx_port->drv->rx_intr_arm(fs[i]->rx_port, fs[i]->rx_queue);
 
 		if (fd < 0)
 			timeout = SLEEP_NO_PEER_MS;
@@ -131,7 +131,7 @@ bool vf_fwd_idle(struct vf_fwd_sleeper *sl, struct vf_stream *fs, unsigned int n
 	pfd[nfd++] = (struct pollfd){ .fd = sl->wake_fd, .events = POLLIN };
 	before = rx_total(fs, n);
 	for (unsigned int i = 0; i < n; i++)
-		mode->fwd(&fs[i]);
+		mode->fwd(fs[i]);
 	if (rx_total(fs, n) != before) {
 		disarm(fs, n);
 		sl->idle_since = 0;
@@ -154,8 +154,8 @@ bool vf_fwd_idle(struct vf_fwd_sleeper *sl, struct vf_stream *fs, unsigned int n
 	}
 	disarm(fs, n);
 	for (unsigned int i = 0; i < n; i++) {
-		vf_ctr_add(fs[i].sleep_cycles, t1 - t0);
-		vf_ctr_add(fs[i].wakeups, 1);
+		vf_ctr_add(fs[i]->sleep_cycles, t1 - t0);
+		vf_ctr_add(fs[i]->wakeups, 1);
 	}
 	sl->idle_since = 0;
 	sl->woke_tsc = t1;

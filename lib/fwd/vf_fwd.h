@@ -37,6 +37,9 @@ struct vf_stream {
 	uint16_t nb_senders;		/* streams that generate: they share the rate */
 	bool sends;			/* generates (all do, but --one-way) */
 	unsigned int lcore;
+	/* engine_update.c's scratch while it moves streams (its caller's
+	 * thread only): the core slot this stream goes to */
+	unsigned int upd_slot;
 	const struct vf_fwd_cfg *cfg;
 	uint64_t rx_packets, tx_packets, fwd_dropped;
 	uint64_t rx_bursts[VF_MAX_BURST + 1];	/* histogram of rx burst sizes */
@@ -117,6 +120,17 @@ const struct vf_fwd_mode *vf_fwd_mode_at(unsigned int idx);	/* NULL at end */
 /* Streams over the ports that exist now (port 2k <-> 2k+1, a lone last port
  * to itself), nb_q queues each, spread over the forwarding lcores. */
 int vf_fwd_setup(struct vf_fwd_cfg *cfg, uint16_t nb_q);
+/* While forwarding runs, in a mode that only forwards (not generating,
+ * not draining): the streams again over the ports that exist now, less
+ * gone (a port about to be closed; NULL: none).  Streams whose ports and
+ * queue stay keep running on their core, with their counters; new ones
+ * start; those of gone (and of re-paired ports) stop, and when this
+ * returns 0 no core touches them, so gone may be closed.  -EOPNOTSUPP in
+ * a mode that sends its own frames, -ENOMEM, -ETIMEDOUT if a core did
+ * not finish its pass within seconds (nothing changed then). */
+int vf_fwd_update(const struct vf_port *gone);
+/* vf_fwd_update() is allowed now: forwarding runs in such a mode. */
+bool vf_fwd_can_update(void);
 /* Starts the lcores; tx_first sends n bursts per stream first (txonly). */
 int vf_fwd_start(unsigned int tx_first_bursts);
 void vf_fwd_stop(void);
@@ -124,6 +138,11 @@ bool vf_fwd_running(void);
 /* Seconds of forwarding since the last start (or of the last run). */
 double vf_fwd_elapsed(void);
 
+/* The stream table changes under the session lock; a reader that does
+ * not hold it (DPDK's telemetry thread) takes this one, which the engine
+ * holds while it frees streams or swaps the table. */
+void vf_fwd_streams_lock(void);
+void vf_fwd_streams_unlock(void);
 unsigned int vf_fwd_nb_streams(void);
 /* The streams that generate (all but, with --one-way, those that send on
  * the second port of a pair); at least 1 once set up. */

@@ -27,12 +27,12 @@ struct vf_fwd_sleeper {
 
 /* Whether any of the n streams' rx ports can notify (else the core polls
  * as it always did). */
-bool vf_fwd_may_sleep(const struct vf_stream *fs, unsigned int n);
+bool vf_fwd_may_sleep(struct vf_stream *const *fs, unsigned int n);
 /* After an empty pass over fs[0..n): true if the core slept. */
-bool vf_fwd_idle(struct vf_fwd_sleeper *sl, struct vf_stream *fs, unsigned int n,
+bool vf_fwd_idle(struct vf_fwd_sleeper *sl, struct vf_stream *const *fs, unsigned int n,
 		 const struct vf_fwd_mode *mode);
 /* After a pass that received, while sl->interrupt: back to polling once
  * the core went VF_RX_STATE_HOLD_MS without sleeping (an event). */
-void vf_fwd_busy(struct vf_fwd_sleeper *sl, struct vf_stream *fs, unsigned int n);
+void vf_fwd_busy(struct vf_fwd_sleeper *sl, struct vf_stream *const *fs, unsigned int n);
 
 #endif

@@ -197,12 +197,23 @@ static int cmd_port_attach(struct vf_cmd_ctx *c, int argc, char **argv)
 	char err[512];
 	int id;
 
-	if (vf_fwd_running())
-		return vf_cmd_error("forwarding is running: stop it first");
+	if (vf_fwd_running() && !vf_fwd_can_update())
+		return vf_cmd_error("forwarding is running in %s mode, which sends its own frames: "
+				    "stop it first", c->ses->fwd.mode->name);
 	id = vf_session_port_add(c->ses, argv[0], err, sizeof(err));
 	if (id < 0)
 		return vf_cmd_error("%s", err);
-	vf_fwd_setup(&c->ses->fwd, c->ses->nb_rxq > c->ses->nb_txq ? c->ses->nb_rxq : c->ses->nb_txq);
+	if (vf_fwd_running()) {
+		/* Its streams join the running cores; the others go on. */
+		int ret = vf_fwd_update(NULL);
+
+		if (ret) {
+			vf_port_close(vf_port_get((uint16_t)id));
+			return vf_cmd_error("port %d not attached: %s", id, strerror(-ret));
+		}
+	} else {
+		vf_fwd_setup(&c->ses->fwd, c->ses->nb_rxq > c->ses->nb_txq ? c->ses->nb_rxq : c->ses->nb_txq);
+	}
 	vf_out_obj_begin(c->out, NULL);
 	vf_out_title(c->out, "Port %d attached: %s", id, vf_port_get((uint16_t)id)->name);
 	vf_out_u64(c->out, "id", (uint64_t)id);
@@ -217,8 +228,20 @@ static int cmd_port_detach(struct vf_cmd_ctx *c, int argc, char **argv)
 
 	if (vf_cmd_port_arg(argv[0], false, &id))
 		return -1;
-	if (vf_fwd_running())
-		return vf_cmd_error("forwarding is running: stop it first");
+	if (vf_fwd_running()) {
+		int ret;
+
+		if (!vf_fwd_can_update())
+			return vf_cmd_error("forwarding is running in %s mode, which sends its own "
+					    "frames: stop it first", c->ses->fwd.mode->name);
+		/* Its streams leave the running cores first; the others go on. */
+		ret = vf_fwd_update(vf_port_get((uint16_t)id));
+		if (ret)
+			return vf_cmd_error("port %d not detached: %s", id, strerror(-ret));
+		vf_capture_port_closed((uint16_t)id);
+		vf_port_close(vf_port_get((uint16_t)id));
+		return 0;
+	}
 	vf_capture_port_closed((uint16_t)id);
 	/* Streams point at ports: rebuild them without this one. */
 	vf_port_close(vf_port_get((uint16_t)id));
@@ -338,8 +361,8 @@ static const struct vf_cmd port_cmds[] = {
 	  "poll, or sleep while the rx queues are idle (ports that can notify: memif, vhost, virtio_user)", cmd_set_rx_mode },
 	{ "port start", "all|PORT", "start a stopped port", cmd_port_start },
 	{ "port stop", "all|PORT", "stop a port (forwarding stopped)", cmd_port_stop },
-	{ "port attach", "SPEC", "add a port of any driver (forwarding stopped)", cmd_port_attach },
-	{ "port detach", "PORT", "close and remove a port (forwarding stopped)", cmd_port_detach },
+	{ "port attach", "SPEC", "add a port of any driver (while forwarding too, but in a generating mode)", cmd_port_attach },
+	{ "port detach", "PORT", "close and remove a port (while forwarding too, but in a generating mode)", cmd_port_detach },
 	{ "capture start", "PORT WORD [WORD] [WORD] [WORD]",
 	  "PORT [rx|tx|both] FILE [count N]: write the port's packets to a pcapng file", cmd_capture_start },
 	{ "capture stop", "[json]", "stop the capture, close the file, print its counts", cmd_capture_stop },

@@ -57,8 +57,13 @@ static int tel_port_stats(const char *cmd, const char *params, struct rte_tel_da
 static int tel_fwd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	uint64_t rx = 0, tx = 0, dropped = 0;
+	unsigned int n;
 
-	for (unsigned int i = 0; i < vf_fwd_nb_streams(); i++) {
+	/* DPDK's telemetry thread: the table may change under a port attach
+	 * or detach (the session lock is above us) */
+	vf_fwd_streams_lock();
+	n = vf_fwd_nb_streams();
+	for (unsigned int i = 0; i < n; i++) {
 		uint64_t r, t, x;
 
 		vf_stats_stream_counts(vf_fwd_stream(i), &r, &t, &x);
@@ -66,8 +71,9 @@ static int tel_fwd_stats(const char *cmd, const char *params, struct rte_tel_dat
 		tx += t;
 		dropped += x;
 	}
+	vf_fwd_streams_unlock();
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "streams", vf_fwd_nb_streams());
+	rte_tel_data_add_dict_u64(d, "streams", n);
 	rte_tel_data_add_dict_u64(d, "rx", rx);
 	rte_tel_data_add_dict_u64(d, "tx", tx);
 	rte_tel_data_add_dict_u64(d, "dropped", dropped);

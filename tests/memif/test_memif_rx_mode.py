@@ -74,15 +74,16 @@ for mode in ["interrupt", "adaptive"]:
 
 # 2. idle CPU, adaptive against poll, and the shell
 name_a, name_p = sock_name("rxmia"), sock_name("rxmip")
-ada = Ours("memifctl", ["--role", "server", "--socket", name_a, "--rx-mode", "adaptive", "-a"])
-pol = Ours("memifctl", ["--role", "server", "--socket", name_p, "-a"])
+ada = Ours("memifctl", ["--role", "server", "--socket", name_a, "-a"])   # default: adaptive
+pol = Ours("memifctl", ["--role", "server", "--socket", name_p, "--rx-mode", "poll", "-a"])
 ca = Ours("vfwd", ["--port", f"memif,role=client,socket={name_a}", "--fwd", "rxonly",
                    "--rx-mode", "interrupt"])
 cp = Ours("vfwd", ["--port", f"memif,role=client,socket={name_p}", "--fwd", "rxonly",
                    "--rx-mode", "interrupt"])
 for t in (ada, pol):
     t.wait_state("connected")
-check(pol.info()["rx_mode"] == "poll", f"default rx mode: {pol.info()}")
+check(ada.info()["rx_mode"] == "adaptive", f"memifctl's default rx mode: {ada.info()}")
+check(pol.info()["rx_mode"] == "poll", f"memifctl --rx-mode poll: {pol.info()}")
 
 
 u_ada, u_pol = cpu_over([ada, pol])

@@ -6,6 +6,7 @@
 # and the control-thread stall tests (vhost_ctl_stall, memif_silent: the
 # shell reading what the control thread writes), and the control socket
 # (integration_ctl: its runner thread beside the prompt and the loops),
+# ports attached and detached under running cores (integration_hot_ports),
 # and the events (event: producers on several threads against the drain;
 # integration_events: drivers, cores and monitors).
 # Fails on any ThreadSanitizer report from any process they start.
@@ -27,7 +28,7 @@ if $short; then
     ninja -C build-tsan cmd/vfwd/vfwd cmd/vhostd/vhostd cmd/memifctl/memifctl \
         cmd/nullgen/nullgen cmd/vfctl/vfctl tests/unit/test_event
     [ $# -gt 0 ] || set -- memif_reconnect vhost_backend_restart_split memif_silent \
-        virtio_silent_backend vhost_ctl_stall integration_ctl event
+        virtio_silent_backend vhost_ctl_stall integration_ctl integration_hot_ports event
 else
     ninja -C build-tsan
 fi
@@ -38,7 +39,7 @@ TSAN_OPTIONS="suppressions=$PWD/tests/tsan/dpdk.supp log_path=$logs/tsan halt_on
 export TSAN_OPTIONS
 [ $# -gt 0 ] || set -- memif_reconnect vhost_backend_restart_split vhost_backend_restart_packed \
     virtio_testpmd_server virtio_testpmd_packed_server integration_soak vhost_ctl_stall memif_silent \
-    integration_ctl event integration_events
+    integration_ctl event integration_events integration_hot_ports
 rc=0
 meson test -C build-tsan --no-rebuild --print-errorlogs --num-processes 1 \
     --timeout-multiplier 4 "$@" || rc=$?

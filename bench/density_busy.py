@@ -1,0 +1,127 @@
+"""One busy port among many idle ones on one forwarding core (issue 28
+item 2): the busy port's rate with 2, 16, 64 and 256 ports on vhostd's core.
+
+vhostd forwards io between pairs of its --iface ports on one core (lcore
+1).  Its ports 0 and 1 carry a 64-byte loop: vfwd's two virtio_user ports
+(its core on lcore 0) forward io back into them, started with --tx-first
+bursts (INFLIGHT frames in flight).  The other ports are idle:
+  IDLE=connected  (default) each has a front-end, one vfwd holding all of
+                  them in rxonly with --rx-mode adaptive (it sleeps), as
+                  VMs that are up but quiet;
+  IDLE=listening  no front-end, as VMs not started.
+Printed per port count: the loop's Mpps (vfwd's rx), median [min-max] of
+ROUNDS interleaved rounds, and its ratio to 2 ports (the issue's target:
+0.8x at 256).  Usage:
+  VF_BUILD=$PWD/build python3 bench/density_busy.py   env: PORTS (2,16,64,256),
+      ROUNDS (5), DURATION (s, 4), INFLIGHT (256), IDLE (connected)"""
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BUILD = os.environ.get("VF_BUILD", "build")
+VHOSTD = os.path.join(BUILD, "cmd", "vhostd", "vhostd")
+VFWD = os.path.join(BUILD, "cmd", "vfwd", "vfwd")
+PORTS = [int(x) for x in os.environ.get("PORTS", "2,16,64,256").split(",")]
+ROUNDS = int(os.environ.get("ROUNDS", "5"))
+DURATION = float(os.environ.get("DURATION", "4"))
+INFLIGHT = int(os.environ.get("INFLIGHT", "256"))
+IDLE = os.environ.get("IDLE", "connected")
+
+
+def wait(cond, what, timeout=60):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return
+        time.sleep(0.05)
+    sys.exit("timed out: " + what)
+
+
+def stop(p):
+    if p.poll() is None:
+        p.send_signal(signal.SIGINT)
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def one(n, d):
+    socks = [os.path.join(d, "v%d.sock" % i) for i in range(n)]
+    vh = subprocess.Popen([VHOSTD, "-l", "0-1", "--main-lcore", "0", "--ctl", "none",
+                           "--fwd", "io"] + [a for s in socks for a in ("--iface", s)],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    procs = [vh]
+    try:
+        wait(lambda: all(os.path.exists(s) for s in socks), "vhostd's %d sockets" % n)
+        if IDLE == "connected" and n > 2:
+            idle = subprocess.Popen([VFWD, "-l", "0-1", "--main-lcore", "0", "--ctl", "none",
+                                     "--fwd", "rxonly", "--rx-mode", "adaptive"] +
+                                    [a for s in socks[2:] for a in ("--port", "virtio_user,path=" + s)],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            procs.append(idle)
+            time.sleep(1 + n / 64)
+        fe = subprocess.Popen([VFWD, "-l", "0-1", "--main-lcore", "1", "--ctl", "none", "-i",
+                               "--port", "virtio_user,path=" + socks[0],
+                               "--port", "virtio_user,path=" + socks[1], "--fwd", "io",
+                               "--burst", "32"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        procs.append(fe)
+
+        def rx():
+            """(time, packets vfwd's two ports received) from a fresh show."""
+            fe.stdin.write("show port stats all json\n")
+            fe.stdin.flush()
+            while True:
+                ln = fe.stdout.readline()
+                if not ln:
+                    sys.exit("vfwd ended")
+                if ln.startswith("{"):
+                    o = json.loads(ln)
+                    return time.monotonic(), sum(p["ipackets"] for p in o["ports"])
+
+        time.sleep(2)
+        # one stream a port: INFLIGHT/64 bursts each
+        fe.stdin.write("start tx_first %d\n" % max(1, INFLIGHT // 64))
+        fe.stdin.flush()
+        time.sleep(1.5)
+        a = rx()
+        time.sleep(DURATION)
+        b = rx()
+        fe.stdin.write("stop\nquit\n")
+        fe.stdin.flush()
+        return (b[1] - a[1]) / (b[0] - a[0]) / 1e6
+    finally:
+        for p in reversed(procs):
+            stop(p)
+
+
+def main():
+    if INFLIGHT % 32:
+        sys.exit("INFLIGHT: a multiple of 32")
+    res = {n: [] for n in PORTS}
+    for r in range(ROUNDS):
+        order = PORTS[r % len(PORTS):] + PORTS[:r % len(PORTS)]
+        for n in order:
+            with tempfile.TemporaryDirectory(prefix="vfdb-") as d:
+                res[n].append(one(n, d))
+        print("round %d/%d: %s" % (r + 1, ROUNDS,
+              " ".join("%d:%.2f" % (n, res[n][-1]) for n in PORTS)), flush=True)
+    base = statistics.median(res[PORTS[0]]) if res[PORTS[0]] else 0
+    print("\nbusy port among idle ones (%s), %d in flight, Mpps median [min-max]:" % (IDLE, INFLIGHT))
+    print("| ports on the core | Mpps | ratio to %d |" % PORTS[0])
+    print("|---|---|---|")
+    for n in PORTS:
+        v = res[n]
+        m = statistics.median(v)
+        print("| %d | %.2f [%.2f-%.2f] | %.2f |" % (n, m, min(v), max(v), m / base if base else 0))
+
+
+main()
