@@ -337,6 +337,10 @@ void memif_if_connected(struct memif_if *mif)
 		__atomic_store_n(&mif->rxq[i].ready, 1, __ATOMIC_RELEASE);
 	for (uint16_t i = 0; i < ntx; i++)
 		__atomic_store_n(&mif->txq[i].ready, 1, __ATOMIC_RELEASE);
+	/* A core asleep (rx modes) on the rings of a connection before, or
+	 * on none, arms these now, not at its sleep's timeout (up to 1 s:
+	 * a short run of a new client went by unseen). */
+	vf_sync_kick();
 	__atomic_store_n(&mif->state, MEMIF_ST_CONNECTED, __ATOMIC_RELEASE);
 	/* Release, paired with memif_link_get(): a core that sees the link
 	 * up sees the rings above ready. */
@@ -476,6 +480,10 @@ void memif_if_teardown(struct memif_if *mif, const char *reason)
 	}
 	mif->nregions = 0;
 	mif->n_c2s = mif->n_s2c = 0;
+	/* A core asleep on the interrupt fds closed above would sleep on them
+	 * until its timeout: it looks again, finds no peer and naps short. */
+	if (any)
+		vf_sync_kick();
 	if (mif->link_up) {
 		__atomic_store_n(&mif->link_up, false, __ATOMIC_RELAXED);
 		mif->link_changes++;
