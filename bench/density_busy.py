@@ -26,6 +26,7 @@ import time
 BUILD = os.environ.get("VF_BUILD", "build")
 VHOSTD = os.path.join(BUILD, "cmd", "vhostd", "vhostd")
 VFWD = os.path.join(BUILD, "cmd", "vfwd", "vfwd")
+VFCTL = os.path.join(BUILD, "cmd", "vfctl", "vfctl")
 PORTS = [int(x) for x in os.environ.get("PORTS", "2,16,64,256").split(",")]
 ROUNDS = int(os.environ.get("ROUNDS", "5"))
 DURATION = float(os.environ.get("DURATION", "4"))
@@ -52,9 +53,18 @@ def stop(p):
             p.wait()
 
 
+def links_up(ctl):
+    r = subprocess.run([VFCTL, "-s", ctl, "show", "port", "stats", "all", "json"],
+                       capture_output=True, text=True, timeout=30)
+    if r.returncode:
+        return 0
+    return sum(p["link"] == "up" for p in json.loads(r.stdout)["ports"])
+
+
 def one(n, d):
     socks = [os.path.join(d, "v%d.sock" % i) for i in range(n)]
-    vh = subprocess.Popen([VHOSTD, "-l", "0-1", "--main-lcore", "0", "--ctl", "none",
+    ctl = os.path.join(d, "vh.ctl")
+    vh = subprocess.Popen([VHOSTD, "-l", "0-1", "--main-lcore", "0", "--ctl", ctl,
                            "--fwd", "io"] + [a for s in socks for a in ("--iface", s)],
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     procs = [vh]
@@ -66,7 +76,7 @@ def one(n, d):
                                     [a for s in socks[2:] for a in ("--port", "virtio_user,path=" + s)],
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             procs.append(idle)
-            time.sleep(1 + n / 64)
+            wait(lambda: links_up(ctl) >= n - 2, "%d idle front-ends connected" % (n - 2))
         fe = subprocess.Popen([VFWD, "-l", "0-1", "--main-lcore", "1", "--ctl", "none", "-i",
                                "--port", "virtio_user,path=" + socks[0],
                                "--port", "virtio_user,path=" + socks[1], "--fwd", "io",

@@ -17,7 +17,8 @@
 #
 #   bench/measure_cost.sh   env: ROUNDS (5), DURATION (3 s), INFLIGHT (256),
 #                           PARTS ("null memif vhost"), VF_BUILD (build),
-#                           VF_BUILD_BASE (unset)
+#                           VF_BUILD_BASE (unset), RINGS (log2 ring sizes for
+#                           extra measure rows with smaller rings, e.g. 8,9)
 #
 # The busy-polling processes take /tmp/vf-poll.lock (flock) for the whole
 # run, unless VF_POLL_LOCKED is set (the caller holds it).
@@ -134,6 +135,7 @@ def measure(gen, port):
 
 
 res = {}
+RINGS = [int(x) for x in os.environ.get("RINGS", "").split(",") if x]
 
 
 def add(k, v):
@@ -158,6 +160,11 @@ for rnd in range(ROUNDS):
             add((kind, "mac loop"), mac_loop(peer.port))
             for name, g in gens:
                 add((kind, f"measure {name}"), measure(g, peer.port))
+            # the same with smaller rings on nullgen's side: fewer frames
+            # in flight, as in the mac loop (what a full ring costs)
+            for lg in RINGS:
+                extra = f",rsize={lg}" if kind == "memif" else f",queue_size={1 << lg}"
+                add((kind, f"measure ring {1 << lg}"), measure(NULLGEN, peer.port + extra))
         finally:
             peer.close()
     print(f"round {rnd + 1}/{ROUNDS} done", file=sys.stderr)
