@@ -11,9 +11,11 @@ bursts (INFLIGHT frames in flight).  The other ports are idle:
   IDLE=listening  no front-end, as VMs not started.
 Printed per port count: the loop's Mpps (vfwd's rx), median [min-max] of
 ROUNDS interleaved rounds, and its ratio to 2 ports (the issue's target:
-0.8x at 256).  Usage:
+0.8x at 256).  With VF_BUILD_BASE, every round runs that build's vhostd
+too, just before this one's, and the table has both.  Usage:
   VF_BUILD=$PWD/build python3 bench/density_busy.py   env: PORTS (2,16,64,256),
-      ROUNDS (5), DURATION (s, 4), INFLIGHT (256), IDLE (connected)"""
+      ROUNDS (5), DURATION (s, 4), INFLIGHT (256), IDLE (connected),
+      VF_BUILD_BASE (none)"""
 import json
 import os
 import signal
@@ -24,7 +26,7 @@ import tempfile
 import time
 
 BUILD = os.environ.get("VF_BUILD", "build")
-VHOSTD = os.path.join(BUILD, "cmd", "vhostd", "vhostd")
+BASE = os.environ.get("VF_BUILD_BASE")
 VFWD = os.path.join(BUILD, "cmd", "vfwd", "vfwd")
 VFCTL = os.path.join(BUILD, "cmd", "vfctl", "vfctl")
 PORTS = [int(x) for x in os.environ.get("PORTS", "2,16,64,256").split(",")]
@@ -61,10 +63,10 @@ def links_up(ctl):
     return sum(p["link"] == "up" for p in json.loads(r.stdout)["ports"])
 
 
-def one(n, d):
+def one(n, d, build):
     socks = [os.path.join(d, "v%d.sock" % i) for i in range(n)]
     ctl = os.path.join(d, "vh.ctl")
-    vh = subprocess.Popen([VHOSTD, "-l", "0-1", "--main-lcore", "0", "--ctl", ctl,
+    vh = subprocess.Popen([os.path.join(build, "cmd", "vhostd", "vhostd"), "-l", "0-1", "--main-lcore", "0", "--ctl", ctl,
                            "--fwd", "io"] + [a for s in socks for a in ("--iface", s)],
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     procs = [vh]
@@ -116,22 +118,27 @@ def one(n, d):
 def main():
     if INFLIGHT % 32:
         sys.exit("INFLIGHT: a multiple of 32")
-    res = {n: [] for n in PORTS}
+    builds = ([("base", BASE)] if BASE else []) + [("this", BUILD)]
+    res = {(b, n): [] for b, _ in builds for n in PORTS}
     for r in range(ROUNDS):
         order = PORTS[r % len(PORTS):] + PORTS[:r % len(PORTS)]
         for n in order:
-            with tempfile.TemporaryDirectory(prefix="vfdb-") as d:
-                res[n].append(one(n, d))
-        print("round %d/%d: %s" % (r + 1, ROUNDS,
-              " ".join("%d:%.2f" % (n, res[n][-1]) for n in PORTS)), flush=True)
-    base = statistics.median(res[PORTS[0]]) if res[PORTS[0]] else 0
+            for b, path in builds:
+                with tempfile.TemporaryDirectory(prefix="vfdb-") as d:
+                    res[(b, n)].append(one(n, d, path))
+        print("round %d/%d: %s" % (r + 1, ROUNDS, " ".join(
+            "%s/%d:%.2f" % (b, n, res[(b, n)][-1]) for b, _ in builds for n in PORTS)), flush=True)
     print("\nbusy port among idle ones (%s), %d in flight, Mpps median [min-max]:" % (IDLE, INFLIGHT))
-    print("| ports on the core | Mpps | ratio to %d |" % PORTS[0])
-    print("|---|---|---|")
+    print("| ports on the core |" + "".join(" %s Mpps | ratio to %d |" % (b, PORTS[0]) for b, _ in builds))
+    print("|---|" + "---|---|" * len(builds))
     for n in PORTS:
-        v = res[n]
-        m = statistics.median(v)
-        print("| %d | %.2f [%.2f-%.2f] | %.2f |" % (n, m, min(v), max(v), m / base if base else 0))
+        row = "| %d |" % n
+        for b, _ in builds:
+            v = res[(b, n)]
+            m = statistics.median(v)
+            ref = statistics.median(res[(b, PORTS[0])])
+            row += " %.2f [%.2f-%.2f] | %.2f |" % (m, min(v), max(v), m / ref if ref else 0)
+        print(row)
 
 
 main()

@@ -1,8 +1,7 @@
 /* Streams over lcores, start/stop, the per-lcore loop.  Ports added or
- * removed while forwarding: engine_update.c; the plans both publish:
- * engine_priv.h. */
+ * removed while forwarding: engine_update.c; the loops a core runs on its
+ * plan: loops.c; the plans: engine_priv.h. */
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -274,90 +273,6 @@ static void wait_link(struct vf_port *port)
 	}
 }
 
-/* A pass goes on while the slot's gen is the one the plan was taken at:
- * one relaxed load per pass, as the stop flag was before. */
-static inline bool same_gen(const struct fwd_lcore *fl, uint32_t gen)
-{
-	return __atomic_load_n(&fl->gen, __ATOMIC_RELAXED) == gen;
-}
-
-/* The loop with --record-core-cycles: one TSC read per poll, kept out of
- * the plain loop so that it costs nothing when off.  A poll is busy when
- * the stream's rx or tx count moved; the time between polls (quiescent
- * state) goes to the next poll.  What a user reads from it is which side of
- * a loop waits: a core near 100 % busy is the bottleneck. */
-static void loop_timed(struct fwd_lcore *fl, struct vf_stream *const *fs,
-		       const struct vf_fwd_mode *mode, unsigned int n, uint32_t gen)
-{
-	uint64_t t = rte_rdtsc();
-
-	while (same_gen(fl, gen)) {
-		for (unsigned int i = 0; i < n; i++) {
-			struct vf_stream *s = fs[i];
-			uint64_t moved = vf_ctr_read(s->rx_packets) + vf_ctr_read(s->tx_packets), t1;
-
-			mode->fwd(s);
-			t1 = rte_rdtsc();
-			vf_ctr_add(s->poll_cycles, t1 - t);
-			if (vf_ctr_read(s->rx_packets) + vf_ctr_read(s->tx_packets) != moved)
-				vf_ctr_add(s->busy_cycles, t1 - t);
-			t = t1;
-		}
-		vf_sync_quiescent(fl->lcore);
-	}
-}
-
-/* The loop of a core whose ports can notify (rx modes): after a pass that
- * received nothing it asks vf_fwd_idle() whether to sleep. */
-static void loop_sleepy(struct fwd_lcore *fl, struct vf_stream *const *fs,
-			const struct vf_fwd_mode *mode, unsigned int n, int wake_fd, uint32_t gen)
-{
-	struct vf_fwd_sleeper sl = {
-		.adaptive_cycles = rte_get_tsc_hz() / 1000000u * VF_RX_ADAPTIVE_IDLE_US,
-		.wake_fd = wake_fd,
-		.lcore = fl->lcore,
-		.hold_cycles = rte_get_tsc_hz() / 1000u * VF_RX_STATE_HOLD_MS,
-	};
-
-	while (same_gen(fl, gen)) {
-		uint64_t before = 0, after = 0;
-
-		for (unsigned int i = 0; i < n; i++) {
-			before += vf_ctr_read(fs[i]->rx_packets);
-			mode->fwd(fs[i]);
-			after += vf_ctr_read(fs[i]->rx_packets);
-		}
-		vf_sync_quiescent(fl->lcore);
-		if (after != before) {
-			sl.idle_since = 0;
-			if (unlikely(sl.interrupt))
-				vf_fwd_busy(&sl, fs, n);
-		} else {
-			vf_fwd_idle(&sl, fs, n, mode);
-		}
-	}
-}
-
-/* A launched core whose plan is empty (its streams went to other cores or
- * their ports were removed): asleep on its wake fd until a new plan. */
-static void loop_empty(struct fwd_lcore *fl, int wake_fd, uint32_t gen)
-{
-	vf_sync_sleep(fl->lcore);
-	while (__atomic_load_n(&fl->gen, __ATOMIC_ACQUIRE) == gen) {
-		struct pollfd p = { .fd = wake_fd, .events = POLLIN };
-		uint64_t v;
-
-		if (wake_fd < 0) {
-			rte_delay_us_sleep(1000);
-			continue;
-		}
-		if (poll(&p, 1, 100) > 0 && read(wake_fd, &v, sizeof(v)) < 0) {
-			/* EAGAIN: another reader took it */
-		}
-	}
-	vf_sync_wake(fl->lcore);
-}
-
 static int lcore_loop(void *arg)
 {
 	struct fwd_lcore *fl = arg;
@@ -383,7 +298,7 @@ static int lcore_loop(void *arg)
 		/* Nothing of an older plan is held past this point. */
 		__atomic_store_n(&fl->seen, gen, __ATOMIC_RELEASE);
 		if (n == 0) {
-			loop_empty(fl, wake_fd, gen);
+			vf__fwd_loop_empty(fl, wake_fd, gen);
 			continue;
 		}
 		mode = fs[0]->cfg->mode;
@@ -399,15 +314,11 @@ static int lcore_loop(void *arg)
 			fl->tx_first = 0;
 		}
 		if (fs[0]->cfg->record_cycles)
-			loop_timed(fl, fs, mode, n, gen);
+			vf__fwd_loop_timed(fl, fs, mode, n, gen);
 		else if (mode->sleeps && wake_fd >= 0 && vf_fwd_may_sleep(fs, n))
-			loop_sleepy(fl, fs, mode, n, wake_fd, gen);
+			vf__fwd_loop_sleepy(fl, fs, mode, n, wake_fd, gen);
 		else
-			while (same_gen(fl, gen)) {
-				for (unsigned int i = 0; i < n; i++)
-					mode->fwd(fs[i]);
-				vf_sync_quiescent(fl->lcore);
-			}
+			vf__fwd_loop_plain(fl, fs, mode, n, gen);
 	}
 	vf_sync_thread_offline(fl->lcore);
 	/* Pairs with the acquire after rte_eal_wait_lcore(). */

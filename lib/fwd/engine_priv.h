@@ -55,4 +55,17 @@ unsigned int vf__fwd_slot_lcore(unsigned int i);
 bool vf__fwd_wake_fd_make(unsigned int i);
 /* Launches slot i's core on its plan. */
 int vf__fwd_launch(unsigned int i);
+
+/* The loops of a core on its plan (loops.c), until its gen moves from gen:
+ * every stream every pass (idle ones less often on a core with many:
+ * vf_fwd_park.h); the same with a TSC read per poll (--record-core-cycles);
+ * the same with sleep while the rx queues are idle (rx modes); asleep on
+ * wake_fd while the plan is empty. */
+void vf__fwd_loop_plain(struct fwd_lcore *fl, struct vf_stream *const *fs,
+			const struct vf_fwd_mode *mode, unsigned int n, uint32_t gen);
+void vf__fwd_loop_timed(struct fwd_lcore *fl, struct vf_stream *const *fs,
+			const struct vf_fwd_mode *mode, unsigned int n, uint32_t gen);
+void vf__fwd_loop_sleepy(struct fwd_lcore *fl, struct vf_stream *const *fs,
+			 const struct vf_fwd_mode *mode, unsigned int n, int wake_fd, uint32_t gen);
+void vf__fwd_loop_empty(struct fwd_lcore *fl, int wake_fd, uint32_t gen);
 #endif

@@ -107,8 +107,15 @@ bool vf_fwd_idle(struct vf_fwd_sleeper *sl, struct vf_stream *const *fs, unsigne
 	int timeout = SLEEP_MAX_MS;
 
 	/* The ports' modes first: a polling core pays no TSC read per empty
-	 * pass (6 % of a memif mac loop's client when it did). */
-	thr = idle_threshold(sl, fs, n);
+	 * pass (6 % of a memif mac loop's client when it did).  Derived again
+	 * only when a mode changed: with 256 ports on the core, looking at
+	 * each port after every empty pass was a fifth of the core. */
+	if (!sl->thr_known || sl->thr_gen != vf_port_rx_modes_gen()) {
+		sl->thr_gen = vf_port_rx_modes_gen();
+		sl->thr = idle_threshold(sl, fs, n);
+		sl->thr_known = true;
+	}
+	thr = sl->thr;
 	if (thr == UINT64_MAX) {
 		sl->idle_since = 0;	/* a later switch to adaptive starts afresh */
 		if (sl->interrupt)	/* set to poll while it slept */

@@ -21,6 +21,11 @@ struct vf_fwd_sleeper {
 	bool interrupt;
 	uint64_t woke_tsc;	/* end of the last sleep */
 	uint64_t hold_cycles;	/* VF_RX_STATE_HOLD_MS in TSC cycles */
+	/* The empty polling owed before a sleep, from the ports' modes as
+	 * they were at vf_port_rx_modes_gen() == thr_gen (if thr_known). */
+	uint64_t thr;
+	uint32_t thr_gen;
+	bool thr_known;
 };
 
 #define VF_RX_STATE_HOLD_MS 100

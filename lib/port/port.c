@@ -68,6 +68,8 @@ int vf_rx_mode_parse(const char *name)
 	return -1;
 }
 
+uint32_t vf__port_rx_modes_gen;
+
 void vf_port_default_rx_mode(enum vf_rx_mode m)
 {
 	default_rx_mode = m;
@@ -80,6 +82,7 @@ int vf_port_set_rx_mode(struct vf_port *port, enum vf_rx_mode m)
 	if (m != VF_RX_POLL && !vf_port_can_notify(port))
 		return -ENOTSUP;
 	was = (enum vf_rx_mode)__atomic_exchange_n(&port->rx_mode, (uint8_t)m, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&vf__port_rx_modes_gen, 1, __ATOMIC_RELEASE);
 	if (was != m && vf_event_on()) {
 		struct vf_event ev = {
 			.type = VF_EV_RX_MODE, .port = port->id, .queue = -1,

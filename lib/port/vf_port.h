@@ -214,6 +214,15 @@ static inline enum vf_rx_mode vf_port_rx_mode(const struct vf_port *port)
 	return (enum vf_rx_mode)__atomic_load_n(&port->rx_mode, __ATOMIC_RELAXED);
 }
 
+/* Moves after every vf_port_set_rx_mode(): a forwarding core keeps what it
+ * derived from its ports' modes until this moves (one load, where a look
+ * at every port was hundreds of cache lines on a core with many). */
+extern uint32_t vf__port_rx_modes_gen;
+static inline uint32_t vf_port_rx_modes_gen(void)
+{
+	return __atomic_load_n(&vf__port_rx_modes_gen, __ATOMIC_ACQUIRE);
+}
+
 /* Burst functions a driver installs while it cannot move packets. */
 uint16_t vf_port_rx_none(void *q, struct rte_mbuf **pkts, uint16_t n);
 uint16_t vf_port_tx_none(void *q, struct rte_mbuf **pkts, uint16_t n);
