@@ -1,10 +1,13 @@
 """One busy port among many idle ones on one forwarding core (issue 28
-item 2): the busy port's rate with 2, 16, 64 and 256 ports on vhostd's core.
+item 2): the busy port's rate with 2, 16, 64 and 256 ports on vhostd's core
+(KIND=vhost, the default) or memifctl's (KIND=memif).
 
-vhostd forwards io between pairs of its --iface ports on one core (lcore
-1).  Its ports 0 and 1 carry a 64-byte loop: vfwd's two virtio_user ports
-(its core on lcore 0) forward io back into them, started with --tx-first
-bursts (INFLIGHT frames in flight).  The other ports are idle:
+The daemon forwards io between pairs of its ports on one core (lcore 1):
+vhostd's --iface sockets, or memifctl's server ports, ids 0..N-1 on one
+socket.  Its ports 0 and 1 carry a 64-byte loop: vfwd's two front-end ports
+(virtio_user or memif clients, its core on lcore 0) forward io back into
+them, started with --tx-first bursts (INFLIGHT frames in flight).  The
+other ports are idle:
   IDLE=connected  (default) each has a front-end, one vfwd holding all of
                   them in rxonly with --rx-mode adaptive (it sleeps), as
                   VMs that are up but quiet;
@@ -15,7 +18,8 @@ ROUNDS interleaved rounds, and its ratio to 2 ports (the issue's target:
 too, just before this one's, and the table has both.  Usage:
   VF_BUILD=$PWD/build python3 bench/density_busy.py   env: PORTS (2,16,64,256),
       ROUNDS (5), DURATION (s, 4), INFLIGHT (256), IDLE (connected),
-      VF_BUILD_BASE (none)"""
+      VF_BUILD_BASE (none), RXMODE (the daemon's --rx-mode; its default),
+      KIND (vhost)"""
 import json
 import os
 import signal
@@ -34,6 +38,24 @@ ROUNDS = int(os.environ.get("ROUNDS", "5"))
 DURATION = float(os.environ.get("DURATION", "4"))
 INFLIGHT = int(os.environ.get("INFLIGHT", "256"))
 IDLE = os.environ.get("IDLE", "connected")
+RXMODE = os.environ.get("RXMODE")
+KIND = os.environ.get("KIND", "vhost")
+
+
+def daemon_args(build, d, n):
+    """(the daemon's command line, the files that say it is up, the front
+    ends' port specs)."""
+    if KIND == "vhost":
+        socks = [os.path.join(d, "v%d.sock" % i) for i in range(n)]
+        return ([os.path.join(build, "cmd", "vhostd", "vhostd")] +
+                [a for s in socks for a in ("--iface", s)],
+                socks, ["virtio_user,path=" + s for s in socks])
+    sock = os.path.join(d, "m.sock")
+    args = [os.path.join(build, "cmd", "memifctl", "memifctl")]
+    for i in range(n):
+        args += ["--port", "memif,role=server,id=%d,socket=%s,socket-abstract=no" % (i, sock)]
+    return args, [sock], ["memif,role=client,id=%d,socket=%s,socket-abstract=no" % (i, sock)
+                          for i in range(n)]
 
 
 def wait(cond, what, timeout=60):
@@ -64,24 +86,23 @@ def links_up(ctl):
 
 
 def one(n, d, build):
-    socks = [os.path.join(d, "v%d.sock" % i) for i in range(n)]
+    args, socks, specs = daemon_args(build, d, n)
     ctl = os.path.join(d, "vh.ctl")
-    vh = subprocess.Popen([os.path.join(build, "cmd", "vhostd", "vhostd"), "-l", "0-1", "--main-lcore", "0", "--ctl", ctl,
-                           "--fwd", "io"] + [a for s in socks for a in ("--iface", s)],
+    vh = subprocess.Popen(args + ["-l", "0-1", "--main-lcore", "0", "--ctl", ctl, "--fwd", "io"] +
+                          (["--rx-mode", RXMODE] if RXMODE else []),
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     procs = [vh]
     try:
-        wait(lambda: all(os.path.exists(s) for s in socks), "vhostd's %d sockets" % n)
+        wait(lambda: all(os.path.exists(s) for s in socks), "the daemon's %d ports" % n)
         if IDLE == "connected" and n > 2:
             idle = subprocess.Popen([VFWD, "-l", "0-1", "--main-lcore", "0", "--ctl", "none",
                                      "--fwd", "rxonly", "--rx-mode", "adaptive"] +
-                                    [a for s in socks[2:] for a in ("--port", "virtio_user,path=" + s)],
+                                    [a for s in specs[2:] for a in ("--port", s)],
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             procs.append(idle)
             wait(lambda: links_up(ctl) >= n - 2, "%d idle front-ends connected" % (n - 2))
         fe = subprocess.Popen([VFWD, "-l", "0-1", "--main-lcore", "1", "--ctl", "none", "-i",
-                               "--port", "virtio_user,path=" + socks[0],
-                               "--port", "virtio_user,path=" + socks[1], "--fwd", "io",
+                               "--port", specs[0], "--port", specs[1], "--fwd", "io",
                                "--burst", "32"],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, text=True, bufsize=1)
@@ -128,7 +149,8 @@ def main():
                     res[(b, n)].append(one(n, d, path))
         print("round %d/%d: %s" % (r + 1, ROUNDS, " ".join(
             "%s/%d:%.2f" % (b, n, res[(b, n)][-1]) for b, _ in builds for n in PORTS)), flush=True)
-    print("\nbusy port among idle ones (%s), %d in flight, Mpps median [min-max]:" % (IDLE, INFLIGHT))
+    print("\n%s: busy port among idle ones (%s), %d in flight, Mpps median [min-max]:" %
+          (KIND, IDLE, INFLIGHT))
     print("| ports on the core |" + "".join(" %s Mpps | ratio to %d |" % (b, PORTS[0]) for b, _ in builds))
     print("|---|" + "---|---|" * len(builds))
     for n in PORTS:
