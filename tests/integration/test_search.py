@@ -153,7 +153,14 @@ r, objs = search(memif("client", s2), LOOSE)
 se, trials = result(r, objs, "tester's limit")
 x = goals(se)["LOOSE"]
 check(x["tester_limited"] and not x["regular"] and "tester-limited" in x["irregular"], f"loose goal: {x}")
-check(x["lower_pps"] >= 0.9 * se["tester_limit_pps"], f"loose goal: {x}, tester {se['tester_limit_pps']}")
+# The bound is where the tester ran out: near the limit it measured before
+# the search, or near what it offered in the trials it could not fill.  The
+# second because this host's speed can halve between the two (a CI run saw
+# 19.6 Mpps in the limit and 8.1 in every trial after).
+short = [t["tx_pps"] for t in trials if t["tester_limited"]]
+check(x["lower_pps"] >= 0.9 * se["tester_limit_pps"] or
+      (short and x["lower_pps"] >= 0.9 * min(short)),
+      f"loose goal: {x}, tester {se['tester_limit_pps']}, offered in tester-limited trials {short}")
 check(x["loss_ratio"] == 0.5 and x["final_trial_s"] == 0.3, f"goal attributes {x}")
 r = vftest.run([binary("nullgen")] + B_CORE + ["--port", memif("client", s2), "--fwd", "measure", "--search"]
                + LOOSE, timeout=170)
