@@ -25,7 +25,7 @@ static inline bool same_gen(const struct fwd_lcore *fl, uint32_t gen)
  * state) goes to the next poll.  What a user reads from it is which side of
  * a loop waits: a core near 100 % busy is the bottleneck. */
 void vf__fwd_loop_timed(struct fwd_lcore *fl, struct vf_stream *const *fs,
-		       const struct vf_fwd_mode *mode, unsigned int n, uint32_t gen)
+			const struct vf_fwd_mode *mode, unsigned int n, uint32_t gen)
 {
 	uint64_t t = rte_rdtsc();
 
@@ -48,7 +48,7 @@ void vf__fwd_loop_timed(struct fwd_lcore *fl, struct vf_stream *const *fs,
 /* The loop of a core whose ports can notify (rx modes): after a pass that
  * received nothing it asks vf_fwd_idle() whether to sleep. */
 void vf__fwd_loop_sleepy(struct fwd_lcore *fl, struct vf_stream *const *fs,
-			const struct vf_fwd_mode *mode, unsigned int n, int wake_fd, uint32_t gen)
+			 const struct vf_fwd_mode *mode, unsigned int n, int wake_fd, uint32_t gen)
 {
 	struct vf_fwd_sleeper sl = {
 		.adaptive_cycles = rte_get_tsc_hz() / 1000000u * VF_RX_ADAPTIVE_IDLE_US,
@@ -56,7 +56,6 @@ void vf__fwd_loop_sleepy(struct fwd_lcore *fl, struct vf_stream *const *fs,
 		.lcore = fl->lcore,
 		.hold_cycles = rte_get_tsc_hz() / 1000u * VF_RX_STATE_HOLD_MS,
 	};
-
 	struct vf_fwd_park pk;
 	bool parks = vf_fwd_park_init(&pk, n, mode) == 0;
 
@@ -86,7 +85,7 @@ void vf__fwd_loop_sleepy(struct fwd_lcore *fl, struct vf_stream *const *fs,
 /* Every stream every pass; on a core with many, idle ones less often
  * (vf_fwd_park.h). */
 void vf__fwd_loop_plain(struct fwd_lcore *fl, struct vf_stream *const *fs,
-		       const struct vf_fwd_mode *mode, unsigned int n, uint32_t gen)
+			const struct vf_fwd_mode *mode, unsigned int n, uint32_t gen)
 {
 	struct vf_fwd_park pk;
 
