@@ -2,8 +2,8 @@
 
 1. memifctl reflecting in interrupt and in adaptive mode, as server and as
    client, with nullgen on the other side: sparse traffic (1000 pps) and
-   paced bursts after idle come back (sparse: all; bursts: see the open
-   problem below), and its core did
+   paced bursts after idle come back (every frame, or one the reflector
+   counted as dropped because nullgen's ring was full), and its core did
    sleep (wake-ups counted, asleep seconds in the stream JSON); no frame
    waits for the sleep's timeout (a lost wake-up would hold one until the
    next frame or for a second).
@@ -33,7 +33,11 @@ def measure(port, args, timeout=60):
     return rx_mode_common.measure(port, args, timeout=timeout)
 
 
-def sparse_and_bursts(label, port):
+def dropped(tool):
+    return stream_json(tool)["dropped"]
+
+
+def sparse_and_bursts(label, port, tool):
     # frames 1 ms apart: each finds the reflector asleep (adaptive sleeps
     # after 250 us idle, interrupt at once)
     m = measure(port, ["--rate", "1000", "--count", "2000", "--max-loss", "0"])
@@ -45,15 +49,22 @@ def sparse_and_bursts(label, port):
     m = measure(port, ["--rate", "100k", "--count", "100", "--max-loss", "0"])
     check(m["received"] == 100 and m["lost"] == 0, f"{label} a client right after another: {m}")
     time.sleep(0.5)
-    # bursts of 32 every 160 us after half a second of idle
-    # Known open problem: now and then a few frames of the first bursts
-    # after a sleep are lost (44 of 20000 seen once in adaptive mode, not
-    # reproduced in 4 runs beside poll mode); until it is found, at most
-    # 1 % may go, and the loss is printed.
+    # bursts of 32 every 160 us after half a second of idle. Every frame
+    # must come back or be one the reflector counted as dropped: when
+    # another process holds nullgen's core for a scheduler slice (4 ms at
+    # 200 kpps is more than the ring toward nullgen holds), the
+    # reflector's tx finds that ring full and drops, as testpmd's mac mode
+    # does. A frame lost anywhere else (a missed wake-up, a ring slot
+    # dropped on the floor) is not counted there and fails this.
+    d0 = dropped(tool)
     m = measure(port, ["--rate", "200k", "--count", "20000", "--max-loss", "0.01"])
-    check(m["received"] >= 19800, f"{label} bursts after idle: {m}")
-    if m["lost"]:
-        print(f"{label} bursts after idle: {m['lost']} of 20000 lost (open problem)")
+    d = dropped(tool) - d0
+    check(m["lost"] == d and m["received"] + d == 20000,
+          f"{label} bursts after idle: {m['lost']} lost, the reflector dropped {d}: {m}")
+    check(m["received"] >= 18000, f"{label} bursts after idle: {m}")
+    if d:
+        print(f"{label} bursts after idle: {d} of 20000 dropped by the reflector "
+              "(its peer's ring was full)")
 
 
 # 1. memifctl in each non-poll mode and role
@@ -62,7 +73,7 @@ for mode in ["interrupt", "adaptive"]:
     srv = Ours("memifctl", ["--role", "server", "--socket", name, "--rx-mode", mode, "-a"])
     srv.wait_state("listening")
     check(srv.info()["rx_mode"] == mode, f"port info: {srv.info()}")
-    sparse_and_bursts(f"server {mode}", f"memif,role=client,socket={name}")
+    sparse_and_bursts(f"server {mode}", f"memif,role=client,socket={name}", srv)
     s = stream_json(srv)
     check(s.get("wakeups", 0) > 100 and s.get("asleep_s", 0) > 0.5, f"server {mode} did not sleep: {s}")
     print(f"memifctl server {mode}: asleep {s['asleep_s']:.2f} s, {s['wakeups']} wake-ups")
@@ -71,7 +82,7 @@ for mode in ["interrupt", "adaptive"]:
     name = sock_name(f"rxm{mode[0]}c")
     cli = Ours("memifctl", ["--role", "client", "--socket", name, "--rx-mode", mode,
                             "--reconnect-ms", "100", "-a"])
-    sparse_and_bursts(f"client {mode}", f"memif,role=server,socket={name}")
+    sparse_and_bursts(f"client {mode}", f"memif,role=server,socket={name}", cli)
     s = stream_json(cli)
     check(s.get("wakeups", 0) > 100, f"client {mode} did not sleep: {s}")
     print(f"memifctl client {mode}: asleep {s['asleep_s']:.2f} s, {s['wakeups']} wake-ups")
