@@ -528,7 +528,7 @@ const struct vf_opt vf_common_opts[] = {
 	  VF_COMP_CHOICES, VF_PCAP_SPLIT_NAMES, o_split },
 	{ "count", 0, "N", "txonly/flowgen/measure: packets to generate per stream, then idle (measure: then stop) (default: unlimited)",
 	  VF_COMP_NONE, NULL, o_count },
-	{ "drain-ms", 0, "MS", "measure: receive this long after the last send, so late packets count (default 100)",
+	{ "drain-ms", 0, "MS", "measure: receive up to this long after the last send, so late packets count (default 100)",
 	  VF_COMP_NONE, NULL, o_drain_ms },
 	{ "hist-file", 0, "PATH", "measure: write the latency distribution in HdrHistogram's text format",
 	  VF_COMP_FILE, NULL, o_hist_file },

@@ -421,6 +421,23 @@ int vf_fwd_start(unsigned int tx_first_bursts)
 	return 0;
 }
 
+/* Receive up to --drain-ms after the last send.  Once everything sent
+ * is back there is nothing left to wait for but a duplicate on its
+ * heels: 10 ms more, then the drain ends (a --count run over a fast
+ * device ends at once instead of idling out a long --drain-ms). */
+static void drain(const struct vf_fwd_cfg *cfg)
+{
+	uint64_t ms = cfg->drain_ms;
+
+	for (uint64_t t = 0; t < ms; t++) {
+		if (cfg->mode->all_back && cfg->mode->all_back()) {
+			rte_delay_us_sleep((unsigned int)RTE_MIN(ms - t, (uint64_t)10) * 1000u);
+			return;
+		}
+		rte_delay_us_sleep(1000);
+	}
+}
+
 void vf_fwd_stop(void)
 {
 	const struct vf_fwd_cfg *cfg = vf__fwd_nb_streams ? vf__fwd_streams[0]->cfg : NULL;
@@ -434,7 +451,7 @@ void vf_fwd_stop(void)
 		stop_tsc = rte_rdtsc();
 		drained = true;
 		__atomic_store_n(&vf__fwd_draining, true, __ATOMIC_RELAXED);
-		rte_delay_us_sleep(cfg->drain_ms * 1000u);
+		drain(cfg);
 	}
 	__atomic_store_n(&stop_flag, true, __ATOMIC_RELAXED);
 	for (unsigned int i = 0; i < vf__fwd_nb_lcores; i++)

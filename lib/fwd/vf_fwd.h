@@ -77,6 +77,9 @@ struct vf_fwd_mode {
 	bool generates;		/* txonly-like: no rx needed */
 	bool spreads;		/* a generator whose frames go over --flows flows by default */
 	bool drains;		/* at stop: stop sending, receive --drain-ms more */
+	/* Optional, modes that drain: true once every frame sent has come
+	 * back, so the drain need not wait out --drain-ms (main thread). */
+	bool (*all_back)(void);
 	/* Holds nothing between bursts, so its core may sleep while its rx
 	 * queues are idle (rx modes, vf_port.h). */
 	bool sleeps;

@@ -493,6 +493,7 @@ const struct vf_fwd_mode vf_fwd_measure = {
 	.generates = true,
 	.spreads = true,
 	.drains = true,
+	.all_back = vf_meas_all_back,
 };
 
 /* ---- readers (main thread) ---- */
@@ -578,6 +579,31 @@ void vf_meas_clear(void)
 			continue;
 		tx_restart(t, cur_epoch());
 	}
+}
+
+bool vf_meas_all_back(void)
+{
+	unsigned int n = vf_meas_nb_streams();
+	bool any = false;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct vf_stream *fs = vf_fwd_stream(i);
+		const struct meas_tx *t = fs->mode_priv;
+		uint64_t unique = 0;
+
+		if (!fs->sends || fs->cfg->mode != &vf_fwd_measure || !t)
+			continue;	/* --one-way: a receiver only */
+		for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
+			const struct meas_core *c = cores[l];
+
+			if (c && i < c->nrec && c->epoch == cur_epoch())
+				unique += c->rec[i].seq.received - c->rec[i].seq.dups;
+		}
+		if (unique < t->sent)
+			return false;
+		any = true;
+	}
+	return any;	/* a receiver only never knows what is still out */
 }
 
 bool vf_meas_all_sent(void)

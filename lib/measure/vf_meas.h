@@ -47,6 +47,8 @@ void vf_meas_sum(struct vf_meas_stream *all);
 void vf_meas_clear(void);
 /* True when every stream sent its --count (and so the run can end). */
 bool vf_meas_all_sent(void);
+/* Every stream that sends has had every frame it sent back (unique). */
+bool vf_meas_all_back(void);
 
 /* Output: the "measure" object (streams, totals); hist adds each stream's
  * non-empty histogram buckets. */

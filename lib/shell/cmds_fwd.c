@@ -312,7 +312,7 @@ static const struct vf_cmd fwd_cmds[] = {
 	{ "clear fwd stats", "all", "zero the forward statistics", cmd_clear_fwd_stats },
 	{ "show latency", "[json]", "measure: loss, reordering and latency per sending stream", cmd_show_latency },
 	{ "show latency hist", "[json]", "measure: the same with each stream's latency histogram", cmd_show_latency_hist },
-	{ "set drain-ms", "MS", "measure: receive this long after the last send at stop", cmd_set_drain },
+	{ "set drain-ms", "MS", "measure: receive up to this long after the last send at stop", cmd_set_drain },
 	{ "show config fwd", "[json]", "mode, burst and the streams on each lcore", cmd_show_config_fwd },
 	{ "show config rxtx", "[json]", "queues, descriptors, burst and generator settings", cmd_show_config_rxtx },
 	{ "show config runtime", "[json]", "EAL file prefix, memory kind, telemetry socket, lcores", cmd_show_config_runtime },

@@ -3,7 +3,9 @@
 1. nullgen <-> memifctl (mac reflector) over memif (one queue, then two): --count N comes back
    exactly, no loss, duplicate or reordering; latency figures and the
    histogram agree with the counts; --hist-file is HdrHistogram text;
-   --max-loss met (exit 0), --max-latency missed (exit 1, says by how much).
+   --max-loss met (exit 0), --max-latency missed (exit 1, says by how much);
+   the drain ends once every frame is back (a --drain-ms of a minute is
+   not waited out), and is waited out in full when frames are missing.
 2. memifctl generating its own frames and not reflecting ours: its frames
    are counted as foreign, ours as lost; --max-loss missed exits 1.
 3. Send on A, receive on B: nullgen's two memif ports through vfwd io
@@ -19,6 +21,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 import vftest  # noqa: E402
@@ -92,6 +95,17 @@ check(r.returncode == 0, r.stderr)
 hdr = [ln for ln in r.stdout.splitlines() if ln.split()[:2] == ["stream", "path"]]
 row = [ln.split() for ln in r.stdout.splitlines() if ln.split()[:2] == ["0", "0->0"]]
 check(hdr and row and [x.replace(",", "") for x in row[0][2:5]] == ["1000", "1000", "0"], f"text table:\n{r.stdout}")
+# the drain ends 10 ms after everything sent is back: a --drain-ms of a
+# minute is not waited out (the run is given 30 s)
+t0 = time.monotonic()
+try:
+    r = nullgen(["--port", memif("client", sock), "--fwd", "measure", "--rate", "20000",
+                 "--count", "1000", "--drain-ms", "60000"], timeout=30)
+except subprocess.TimeoutExpired:
+    check(False, "--drain-ms 60000 was waited out with every frame back")
+s = meas(final_stats(r.stdout))["streams"][0]
+check(r.returncode == 0 and s["received"] == 1000 and s["lost"] == 0, f"{r.stderr} {s}")
+print(f"--count 1000 with --drain-ms 60000, all back: {time.monotonic() - t0:.2f} s")
 stop(srv)
 
 # 1b. two queues: a stream per queue, each exact
@@ -109,9 +123,13 @@ stop(srv)
 # 2. a peer that sends its own frames and never reflects ours
 sock2 = os.path.join(D, "m2.sock")
 gen = reflector(sock2, ["--fwd", "txonly", "--rate", "20000"])
+# nothing comes back: the drain is waited out in full
+t0 = time.monotonic()
 r = nullgen(["--port", memif("client", sock2), "--fwd", "measure", "--rate", "20000", "--duration", "1",
-             "--max-loss", "0.5"])
+             "--max-loss", "0.5", "--drain-ms", "2000"])
 check(r.returncode == 1 and "exceeds --max-loss 0.5" in r.stderr, f"exit {r.returncode}: {r.stderr}")
+check(time.monotonic() - t0 >= 3.0, f"a run of 1 s with a drain of 2 s, frames missing, "
+      f"ended after {time.monotonic() - t0:.2f} s")
 m = meas(final_stats(r.stdout))
 s = m["streams"][0]
 check(s["sent"] > 0 and s["received"] == 0 and s["lost"] == s["sent"] and s["loss_ratio"] == 1, f"{s}")
