@@ -7,7 +7,10 @@
  * under valgrind --tool=callgrind --toggle-collect=vh_vq_dequeue
  * --toggle-collect=vh_vq_enqueue and divide Ir by the packets), so the
  * figure is deterministic and compares changes to drivers/vhost/ on a
- * shared machine where wall-clock rates are noise.
+ * shared machine where wall-clock rates are noise.  Beside it, always, the
+ * TSC time of the two calls per packet: one core, no peer, so two builds
+ * run alternately on the same machine compare within a few per cent
+ * (the median of several runs; a host that changes speed moves both).
  * With `ol` the port's offload bursts run instead (vh_ol_dequeue() and
  * vh_ol_enqueue(), as a vhost port starts them) with CSUM, GUEST_CSUM and
  * HOST/GUEST_TSO4/6 negotiated and no frame asking: the fast-path cost of
@@ -141,7 +144,7 @@ int main(int argc, char **argv)
 	struct ring tx = { 0 }, rx = { 0 };
 	struct vh_mem mem;
 	struct guest g;
-	uint64_t moved = 0, ins = 0;
+	uint64_t moved = 0, ins = 0, tsc = 0;
 	char w[96];
 	int fd;
 
@@ -178,7 +181,7 @@ int main(int argc, char **argv)
 	uint16_t (*enq)(void *, struct rte_mbuf **, uint16_t) = ol ? vh_ol_enqueue : vh_vq_enqueue;
 	fd = counter();
 	for (unsigned long it = 0; it < iter; it++) {
-		uint64_t c0 = 0, c1 = 0;
+		uint64_t c0 = 0, c1 = 0, t0;
 
 		post(&tx, BURST, 12 + FRAME, false);
 		post(&rx, BURST, BUF_SZ, true);
@@ -187,8 +190,10 @@ int main(int argc, char **argv)
 				return 1;
 			ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 		}
+		t0 = rte_rdtsc();
 		uint16_t n = deq(&tx.vq, pkts, BURST);
 		uint16_t m = enq(&rx.vq, pkts, n);
+		tsc += rte_rdtsc() - t0;
 		if (fd >= 0) {
 			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 			if (read(fd, &c1, sizeof(c1)) != sizeof(c1))
@@ -207,7 +212,8 @@ int main(int argc, char **argv)
 		printf(", %.1f instructions/packet (dequeue + enqueue)", (double)ins / (double)moved);
 		close(fd);
 	}
-	printf("\n");
+	printf(", %.2f ns/packet (dequeue + enqueue, TSC)\n",
+	       (double)tsc * 1e9 / (double)rte_get_tsc_hz() / (double)moved);
 	vh_mem_unmap(&mem);
 	guest_close(&g);
 	rte_mempool_free(pool);

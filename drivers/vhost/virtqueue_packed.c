@@ -220,38 +220,35 @@ static inline void deq_used(struct vh_vq *vq, struct pk_done *dn, uint16_t id, u
 	dn->io_ndesc = (uint16_t)(dn->io_ndesc + nd);
 }
 
-/* Takes simple buffers (one descriptor each) from last_avail on, at most
- * n, in groups of four where a group is aligned and whole, else one by
- * one: every descriptor is read and every frame prefetched before the
- * first copy into pkts[].  A buffer with anything else (a chain, an indirect table, a frame too long for one mbuf, an
- * address outside the regions, an id out of range) is left to the
- * one-at-a-time path, which validates it from scratch.  Returns the
- * buffers taken. */
-static uint16_t deq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n,
-			    uint32_t room, struct pk_done *dn, uint64_t *bytes)
+/* The descriptors of up to n simple buffers (one descriptor each) from
+ * last_avail on, in groups of four where a group is aligned and whole,
+ * else one by one: each one's fields are fetched once (hardening.md C8),
+ * its id checked and its buffer mapped by map(vq, addr, len, k, ctx)
+ * into the caller's k-th entry.  The walk stops at the first buffer with
+ * anything else (a chain, an indirect table, a frame that does not fit,
+ * an address outside the regions, an id out of range): that one is left
+ * to the one-at-a-time path, which validates it from scratch.  Returns
+ * the buffers taken; *slot and *wrap are where the next one starts.
+ * Always inlined with a constant map, so each caller is one loop. */
+static __rte_always_inline uint16_t
+simple_walk(struct vh_vq *vq, uint16_t n, uint16_t flags, uint16_t *ids, uint16_t *slot, bool *wrap,
+	    bool (*map)(struct vh_vq *vq, uint64_t addr, uint32_t len, uint16_t k, void *ctx),
+	    void *ctx)
 {
-	const uint8_t *src[VH_BATCH];
-	uint32_t flen[VH_BATCH];
-	uint16_t ids[VH_BATCH], slot = vq->last_avail, cnt = 0, i;
-	bool wrap = vq->avail_wrap;
+	uint16_t cnt = 0, i;
 
-	n = (uint16_t)RTE_MIN((unsigned int)n, VH_BATCH);
 	for (;;) {
-		const volatile struct vring_packed_desc *d = &vq->pdesc[slot];
-		uint16_t g = simple_avail(vq, slot, wrap, 0, (uint16_t)(n - cnt));
+		const volatile struct vring_packed_desc *d = &vq->pdesc[*slot];
+		uint16_t g = simple_avail(vq, *slot, *wrap, flags, (uint16_t)(n - cnt));
 
 		if (!g)
 			break;
 		for (i = 0; i < g; i++) {
-			/* one fetch of each peer-writable field (hardening.md C8) */
 			uint64_t addr = d[i].addr;
 			uint32_t len = d[i].len;
 			uint16_t id = d[i].id;
 
-			if (id >= vq->size)
-				break;
-			src[cnt + i] = vh_simple_tx(vq, addr, len, room, &flen[cnt + i]);
-			if (!src[cnt + i])
+			if (id >= vq->size || !map(vq, addr, len, (uint16_t)(cnt + i), ctx))
 				break;
 			ids[cnt + i] = id;
 		}
@@ -259,15 +256,48 @@ static uint16_t deq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n
 		if (i == 4)
 			vf_ctr_add(vq->st.batched, 4);
 		cnt = (uint16_t)(cnt + i);
-		slot_advance(vq, &slot, &wrap, i);
+		slot_advance(vq, slot, wrap, i);
 		if (i < g)
 			break;
 	}
+	return cnt;
+}
+
+/* Dequeue's map: a driver-readable buffer holding a frame that fits
+ * one mbuf of `room` bytes. */
+struct deq_map {
+	const uint8_t *src[VH_BATCH];
+	uint32_t flen[VH_BATCH];
+	uint32_t room;
+};
+
+static __rte_always_inline bool deq_map(struct vh_vq *vq, uint64_t addr, uint32_t len, uint16_t k,
+					void *ctx)
+{
+	struct deq_map *dm = ctx;
+
+	dm->src[k] = vh_simple_tx(vq, addr, len, dm->room, &dm->flen[k]);
+	return dm->src[k] != NULL;
+}
+
+/* Takes simple buffers from last_avail on, at most n (simple_walk):
+ * every descriptor is read and every frame prefetched before the first
+ * copy into pkts[]. */
+static uint16_t deq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n,
+			    uint32_t room, struct pk_done *dn, uint64_t *bytes)
+{
+	struct deq_map dm;
+	uint16_t ids[VH_BATCH], slot = vq->last_avail, cnt, i;
+	bool wrap = vq->avail_wrap;
+
+	dm.room = room;
+	n = (uint16_t)RTE_MIN((unsigned int)n, VH_BATCH);
+	cnt = simple_walk(vq, n, 0, ids, &slot, &wrap, deq_map, &dm);
 	for (i = 0; i < cnt; i++) {
 		struct rte_mbuf *m = pkts[i];
 
-		vh_copy_tx(vq, m, src[i], flen[i]);
-		*bytes += flen[i];
+		vh_copy_tx(vq, m, dm.src[i], dm.flen[i]);
+		*bytes += dm.flen[i];
 		deq_used(vq, dn, ids[i], 1);
 	}
 	vq->last_avail = slot;
@@ -275,51 +305,43 @@ static uint16_t deq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n
 	return cnt;
 }
 
-/* The same for enqueue: device-writable single buffers, each with room
- * for the header and its one-mbuf packet. */
+/* Enqueue's map: a device-writable buffer with room for the header and
+ * the k-th packet, which is one mbuf. */
+struct enq_map {
+	uint8_t *dst[VH_BATCH];
+	struct rte_mbuf **pkts;
+};
+
+static __rte_always_inline bool enq_map(struct vh_vq *vq, uint64_t addr, uint32_t len, uint16_t k,
+					void *ctx)
+{
+	struct enq_map *em = ctx;
+
+	em->dst[k] = vh_simple_rx(vq, addr, len, em->pkts[k]);
+	return em->dst[k] != NULL;
+}
+
+/* The same for enqueue. */
 static uint16_t enq_batched(struct vh_vq *vq, struct rte_mbuf **pkts, uint16_t n,
 			    struct pk_shadow *sh, uint64_t *bytes)
 {
-	uint8_t *dst[VH_BATCH];
-	uint16_t ids[VH_BATCH], slot = vq->last_avail, cnt = 0, i;
+	struct enq_map em;
+	uint16_t ids[VH_BATCH], slot = vq->last_avail, cnt, i;
 	bool wrap = vq->avail_wrap;
 
+	em.pkts = pkts;
 	/* never round the ring within one run */
 	n = RTE_MIN(n, vq->size);
 	n = (uint16_t)RTE_MIN((unsigned int)n, VH_BATCH);
-	for (;;) {
-		const volatile struct vring_packed_desc *d = &vq->pdesc[slot];
-		uint16_t g = simple_avail(vq, slot, wrap, VRING_DESC_F_WRITE, (uint16_t)(n - cnt));
-
-		if (!g)
-			break;
-		for (i = 0; i < g; i++) {
-			uint64_t addr = d[i].addr;
-			uint32_t len = d[i].len;
-			uint16_t id = d[i].id;
-
-			if (id >= vq->size)
-				break;
-			dst[cnt + i] = vh_simple_rx(vq, addr, len, pkts[cnt + i]);
-			if (!dst[cnt + i])
-				break;
-			ids[cnt + i] = id;
-		}
-		if (i == 4)
-			vf_ctr_add(vq->st.batched, 4);
-		cnt = (uint16_t)(cnt + i);
-		slot_advance(vq, &slot, &wrap, i);
-		if (i < g)
-			break;
-	}
+	cnt = simple_walk(vq, n, VRING_DESC_F_WRITE, ids, &slot, &wrap, enq_map, &em);
 	for (i = 0; i < cnt; i++) {
 		const struct rte_mbuf *m = pkts[i];
 
-		vh_copy_rx(vq, dst[i], m);
+		vh_copy_rx(vq, em.dst[i], m);
 		*bytes += m->pkt_len;
 		shadow_add(vq, sh, true, ids[i], vq->hdr_len + m->pkt_len, 1);
 	}
-	vh_log_simple_rx_if(vq, dst, pkts, cnt);
+	vh_log_simple_rx_if(vq, em.dst, pkts, cnt);
 	vq->last_avail = slot;
 	vq->avail_wrap = wrap;
 	return cnt;
