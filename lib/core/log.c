@@ -95,6 +95,36 @@ static void emit(const char *line, size_t n)
 		__atomic_fetch_add(&dropped, 1, __ATOMIC_RELAXED);
 }
 
+/* DPDK's own log lines take the same way: a stdio stream whose writes go
+ * to emit().  DPDK writes them from its own threads too (at -v, its vhost
+ * library logs every message a net_vhost port's front-end sends, from the
+ * one thread that serves all such ports); a blocking write there would
+ * stop them all.  Line-buffered: each line is one write, whole or
+ * dropped and counted, as ours are. */
+static ssize_t dpdk_line(void *cookie, const char *buf, size_t n)
+{
+	(void)cookie;
+	emit(buf, n);
+	return (ssize_t)n;
+}
+
+FILE *vf_log_stream(void)
+{
+	static FILE *f;
+
+	if (!f) {
+		cookie_io_functions_t io = { .write = dpdk_line };
+
+		f = fopencookie(NULL, "w", io);
+		if (!f || setvbuf(f, NULL, _IOLBF, 0) != 0) {
+			if (f)
+				fclose(f);
+			f = stderr;
+		}
+	}
+	return f;
+}
+
 void vf_log_capture_begin(char *buf, size_t len)
 {
 	cap_buf = len ? buf : NULL;

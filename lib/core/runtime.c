@@ -217,8 +217,9 @@ int vf_runtime_start(const struct vf_runtime_opts *o)
 		VF_ERR("EAL arguments too long");
 		return -1;
 	}
-	/* EAL logs go to stdout by default; stdout is for stats and JSON. */
-	rte_openlog_stream(stderr);
+	/* EAL logs go to stdout by default; stdout is for stats and JSON.
+	 * stderr, through log.c: a stalled reader never stops a thread. */
+	rte_openlog_stream(vf_log_stream());
 	if (rte_eal_init(argc, argv) < 0) {
 		VF_ERR("cannot start DPDK EAL: %s", rte_strerror(rte_errno));
 		return -1;

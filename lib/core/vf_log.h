@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum vf_log_level { VF_LOG_ERR, VF_LOG_WARN, VF_LOG_INFO, VF_LOG_DEBUG };
 
@@ -15,6 +16,10 @@ void vf_log_set_level(enum vf_log_level lvl);
 enum vf_log_level vf_log_get_level(void);
 void vf_log(enum vf_log_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* A stdio stream for DPDK's log (rte_openlog_stream): its lines reach
+ * stderr the same way, never waiting on the reader.  Main thread, once. */
+FILE *vf_log_stream(void);
 
 /* Error lines of this thread go into buf (the last one wins) instead of
  * stderr until vf_log_capture_end(), which says whether one came: for a

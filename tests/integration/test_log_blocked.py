@@ -10,7 +10,11 @@ front-end got no reply to GET_FEATURES and the control socket none to its
 command.  Now every cycle must see its link come up and go down, and the
 control socket must answer.  Then the pipe is read, one more front-end
 comes and goes, and the first line it logs is preceded by the count of the
-lines that did not fit; no line is half written or interleaved."""
+lines that did not fit; no line is half written or interleaved.
+
+The same for DPDK's own log lines: vfwd with a dpdk:net_vhost port at -v,
+whose vhost library logs each front-end's messages from its own thread,
+serves 20 front-ends in a row with stderr unread."""
 import fcntl
 import json
 import os
@@ -84,4 +88,47 @@ check(n > 0, "a note with no count")
 tags = ("error: ", "warning: ", "info: ", "debug: ", "EAL: ", "TELEMETRY: ")
 bad = [ln for ln in lines if not ln.startswith(tags)]
 check(not bad, f"lines cut or interleaved: {bad[:5]}")
+
+# 2. DPDK's own log lines take the same way (rte_openlog_stream): at -v
+# DPDK's vhost library logs every message of a net_vhost port's
+# front-end, from the one thread that serves all such ports.  Written to
+# stderr by stdio, it blocked once the pipe was full, and that thread
+# with it: the next front-end's link never came up.
+iface2, ctl = os.path.join(D, "n.sock"), os.path.join(D, "n.ctl")
+r, w = os.pipe()
+fcntl.fcntl(w, F_SETPIPE_SZ, 4096)
+p = subprocess.Popen([binary("vfwd"), "--port", f"dpdk:net_vhost0,iface={iface2}", "--fwd", "io",
+                      "--ctl", ctl, "-v", "-l", "0-1"],
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=w)
+_procs.append(p)
+os.close(w)
+wait_for(lambda: os.path.exists(ctl) and os.path.exists(iface2), timeout=30, what="vfwd's sockets")
+for i in range(20):
+    fe = vhost_pypeer.FrontEnd(iface2)
+    wait_for(link, timeout=10, step=0.05, what=f"net_vhost link up, cycle {i}")
+    fe.close()
+    wait_for(lambda: not link(), timeout=10, step=0.05, what=f"net_vhost link down, cycle {i}")
+print("20 net_vhost connect/leave cycles at -v with stderr unread", flush=True)
+fcntl.fcntl(r, fcntl.F_SETFL, os.O_NONBLOCK)
+held = os.read(r, 1 << 20)
+fcntl.fcntl(r, fcntl.F_SETFL, 0)
+fe = vhost_pypeer.FrontEnd(iface2)
+wait_for(link, timeout=10, step=0.05, what="net_vhost link up after the pipe was read")
+fe.close()
+p.terminate()
+rest = b""
+while True:
+    c = os.read(r, 65536)
+    if not c:
+        break
+    rest += c
+check(p.wait(timeout=20) == 0, f"vfwd exit status {p.returncode}")
+lines = (held + rest).decode(errors="replace").splitlines()
+notes = [ln for ln in lines if "log line(s) dropped" in ln]
+check(notes, f"no dropped-lines note: {lines[-20:]}")
+check(any(ln.startswith("VHOST_CONFIG: ") for ln in lines), f"no line of DPDK's vhost library: {lines[-20:]}")
+bad = [ln for ln in lines if not ln.startswith(tags + ("VHOST_CONFIG: ", "VHOST_DATA: "))]
+check(not bad, f"lines cut or interleaved: {bad[:5]}")
+print(f"vfwd: {len(lines)} lines, dropped and counted: "
+      f"{sum(int(ln.split('warning: ')[1].split()[0]) for ln in notes)}", flush=True)
 print("ok")
