@@ -427,14 +427,17 @@ int vf_fwd_start(unsigned int tx_first_bursts)
  * device ends at once instead of idling out a long --drain-ms). */
 static void drain(const struct vf_fwd_cfg *cfg)
 {
-	uint64_t ms = cfg->drain_ms;
+	uint64_t hz = rte_get_tsc_hz(), now = rte_rdtsc();
+	uint64_t end = now + cfg->drain_ms * hz / 1000;
 
-	for (uint64_t t = 0; t < ms; t++) {
+	while (now < end) {
 		if (cfg->mode->all_back && cfg->mode->all_back()) {
-			rte_delay_us_sleep((unsigned int)RTE_MIN(ms - t, (uint64_t)10) * 1000u);
+			end = RTE_MIN(end, now + hz / 100);
+			rte_delay_us_sleep((unsigned int)((end - now) * 1000000 / hz) + 1);
 			return;
 		}
-		rte_delay_us_sleep(1000);
+		rte_delay_us_sleep((unsigned int)RTE_MIN((end - now) * 1000000 / hz + 1, (uint64_t)1000));
+		now = rte_rdtsc();
 	}
 }
 

@@ -23,62 +23,9 @@
 #define MAX_FRAME (VF_MIX_MAX_LEN + 4)	/* --txpkts' bound (and a VLAN tag): longer is not ours */
 #define SEQ_SANE (1ull << 32)	/* a jump beyond this is a forged stamp */
 
-struct meas_rec {
-	struct vf_seq seq;
-	uint64_t jit_sum, jit_n, last_lat;
-	int rx_port;
-	struct vf_hist hist;
-} __rte_cache_aligned;
+#include "meas_priv.h"
 
-struct meas_core {
-	uint8_t epoch;
-	uint32_t clear_seen;
-	uint64_t foreign, corrupt, stale;
-	unsigned int nrec;
-	struct meas_rec rec[];
-};
-
-struct meas_tx {
-	struct meas_core *core;
-	uint8_t epoch;
-	uint32_t clear_seen;
-	uint32_t nflows;
-	uint64_t seq;			/* next to stamp */
-	volatile uint64_t sent;		/* accepted by the port, this run */
-	uint16_t npend;			/* stamped, refused by a full ring: offered again */
-	/* The longest time this core was away between two sending polls (tsc):
-	 * a core the system took away for longer than the pacing's catch-up
-	 * sends short, and the trial then says nothing about the device. */
-	uint64_t last_poll, stall;
-	/* Time the port kept frames waiting (its ring full: the device's
-	 * back-pressure, as against a tester too slow to offer the load),
-	 * and when the current wait began (0: none). */
-	uint64_t blocked, block_start;
-	struct rte_mbuf *pend[VF_MAX_BURST];
-	uint64_t psum[VF_MAX_BURST];	/* pend[i]'s checksum sum, all but the TSC */
-	uint64_t rearm;			/* vf_mbuf_rearm_word for our frames */
-	uint16_t nspare;		/* received, accounted, kept to send again */
-	struct rte_mbuf *spare[VF_MAX_BURST];
-	/* frames longer than a segment (vf_chain.h); scratch NULL: none */
-	uint32_t seg;			/* data room of a segment */
-	uint8_t *scratch;		/* a whole frame, then copied into segments */
-	struct rte_mbuf **tails;	/* a burst's tail segments */
-	unsigned int tails_used;
-	/* lengths, flows and the template (magic and stream in its payload) */
-	struct vf_frames fr;
-	uint8_t mem[] __rte_cache_aligned;	/* the frames' template and schedule */
-};
-
-static struct meas_core *cores[RTE_MAX_LCORE];
-static unsigned int run_streams;	/* streams of the current run */
-static uint32_t run_epoch;
-static volatile uint32_t clear_req;
 static uint64_t ns_mult;		/* ns = ticks * ns_mult >> 32 */
-
-static inline uint8_t cur_epoch(void)
-{
-	return (uint8_t)(run_epoch + clear_req);
-}
 
 static void core_reset(struct meas_core *c, uint8_t epoch)
 {
@@ -167,7 +114,7 @@ static inline void note_gap(struct meas_tx *t, uint64_t now)	/* keeps the longes
  * the figures of this run). */
 static void tx_restart(struct meas_tx *t, uint8_t epoch)
 {
-	t->clear_seen = clear_req;
+	t->clear_seen = vf__meas_clear_req;
 	t->epoch = epoch;
 	t->seq = 0;
 	vf_frames_seek(&t->fr, 0);
@@ -262,11 +209,11 @@ static void release_pending(struct vf_stream *fs, struct meas_tx *t)
  * senders start over at their next burst. */
 static void core_sync(struct meas_core *c)
 {
-	uint32_t req = clear_req;
+	uint32_t req = vf__meas_clear_req;
 
 	if (c->clear_seen != req) {
 		c->clear_seen = req;
-		core_reset(c, (uint8_t)(run_epoch + req));
+		core_reset(c, (uint8_t)(vf__meas_run_epoch + req));
 	}
 }
 
@@ -363,7 +310,7 @@ static void measure_fwd(struct vf_stream *fs)
 	struct rte_mbuf *pkts[VF_MAX_BURST];
 	uint16_t n;
 
-	if (unlikely(t->clear_seen != clear_req)) {
+	if (unlikely(t->clear_seen != vf__meas_clear_req)) {
 		core_sync(c);
 		release_pending(fs, t);
 		tx_restart(t, c->epoch);
@@ -396,13 +343,13 @@ static void measure_fwd(struct vf_stream *fs)
 
 static struct meas_core *core_get(unsigned int lcore, unsigned int nrec)
 {
-	struct meas_core *c = cores[lcore];
+	struct meas_core *c = vf__meas_cores[lcore];
 
 	if (!c || c->nrec < nrec) {
 		rte_free(c);
 		c = rte_zmalloc("vf_meas", sizeof(*c) + nrec * sizeof(c->rec[0]),
 				RTE_CACHE_LINE_SIZE);
-		cores[lcore] = c;
+		vf__meas_cores[lcore] = c;
 		if (!c)
 			return NULL;
 		c->nrec = nrec;
@@ -423,21 +370,21 @@ static void measure_init(struct vf_stream *fs)
 
 	if (fs->id == 0) {
 		/* A new run: new epoch, every core's records empty. */
-		run_epoch++;
-		run_streams = ns;
+		vf__meas_run_epoch++;
+		vf__meas_run_streams = ns;
 		ns_mult = (uint64_t)(((unsigned __int128)1000000000u << 32) / rte_get_tsc_hz());
 		for (unsigned int l = 0; l < RTE_MAX_LCORE; l++)
-			if (cores[l]) {
-				cores[l]->clear_seen = clear_req;
-				core_reset(cores[l], cur_epoch());
+			if (vf__meas_cores[l]) {
+				vf__meas_cores[l]->clear_seen = vf__meas_clear_req;
+				core_reset(vf__meas_cores[l], vf__meas_epoch());
 			}
 	}
 	c = core_get(fs->lcore, ns);
 	if (!c)
 		return;
-	if (c->epoch != cur_epoch() || c->clear_seen != clear_req) {
-		c->clear_seen = clear_req;
-		core_reset(c, cur_epoch());
+	if (c->epoch != vf__meas_epoch() || c->clear_seen != vf__meas_clear_req) {
+		c->clear_seen = vf__meas_clear_req;
+		core_reset(c, vf__meas_epoch());
 	}
 	{
 		size_t mem = vf_frames_mem_size(&cfg->txpkts, &cfg->flows, min_len);
@@ -459,8 +406,8 @@ static void measure_init(struct vf_stream *fs)
 		t->rearm = vf_mbuf_rearm_word(RTE_PKTMBUF_HEADROOM < room ? RTE_PKTMBUF_HEADROOM : room,
 					      fs->tx_port->id);
 	}
-	t->epoch = cur_epoch();
-	t->clear_seen = clear_req;
+	t->epoch = vf__meas_epoch();
+	t->clear_seen = vf__meas_clear_req;
 	/* the stamp's magic and stream are the same in every frame: in the
 	 * template, and in the checksum sums the frames keep */
 	memcpy(payload, &magic, 2);
@@ -496,80 +443,17 @@ const struct vf_fwd_mode vf_fwd_measure = {
 	.all_back = vf_meas_all_back,
 };
 
-/* ---- readers (main thread) ---- */
-
-unsigned int vf_meas_nb_streams(void)
-{
-	unsigned int n = vf_fwd_nb_streams();
-
-	return run_streams < n ? run_streams : n;
-}
-
-int vf_meas_get(unsigned int i, struct vf_meas_stream *s)
-{
-	struct vf_stream *fs = vf_fwd_stream(i);
-	const struct meas_tx *t;
-
-	if (i >= vf_meas_nb_streams() || !fs || fs->cfg->mode != &vf_fwd_measure)
-		return -1;
-	t = fs->mode_priv;
-	memset(s, 0, sizeof(*s));
-	vf_hist_reset(&s->hist);
-	s->id = i;
-	s->tx_port = fs->tx_port->id;
-	s->tx_queue = fs->tx_queue;
-	s->rx_port = -1;
-	s->sent = t ? t->sent : 0;
-	s->stall_s = t ? (double)t->stall / (double)rte_get_tsc_hz() : 0;
-	s->blocked_s = t ? (double)t->blocked / (double)rte_get_tsc_hz() : 0;
-	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
-		const struct meas_core *c = cores[l];
-		const struct meas_rec *r;
-
-		if (!c || i >= c->nrec || c->epoch != cur_epoch())
-			continue;
-		r = &c->rec[i];
-		s->received += r->seq.received;
-		s->dups += r->seq.dups;
-		s->reordered += r->seq.reordered;
-		s->late += r->seq.late;
-		s->jitter_sum += r->jit_sum;
-		s->jitter_n += r->jit_n > 0 ? r->jit_n - 1 : 0;
-		if (r->rx_port >= 0)
-			s->rx_port = r->rx_port;
-		vf_hist_merge(&s->hist, &r->hist);
-	}
-	s->unique = s->received - s->dups;
-	s->lost = s->sent > s->unique ? s->sent - s->unique : 0;
-	s->loss_ratio = s->sent ? (double)s->lost / (double)s->sent : 0.0;
-	return 0;
-}
-
-void vf_meas_totals(struct vf_meas_totals *tot)
-{
-	memset(tot, 0, sizeof(*tot));
-	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
-		const struct meas_core *c = cores[l];
-
-		if (!c || c->epoch != cur_epoch())
-			continue;
-		tot->foreign += c->foreign;
-		tot->corrupt += c->corrupt;
-		tot->stale += c->stale;
-	}
-}
-
 void vf_meas_clear(void)
 {
 	if (vf_fwd_running()) {
-		__atomic_add_fetch(&clear_req, 1, __ATOMIC_RELEASE);
+		__atomic_add_fetch(&vf__meas_clear_req, 1, __ATOMIC_RELEASE);
 		return;
 	}
-	clear_req++;
+	vf__meas_clear_req++;
 	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++)
-		if (cores[l]) {
-			cores[l]->clear_seen = clear_req;
-			core_reset(cores[l], cur_epoch());
+		if (vf__meas_cores[l]) {
+			vf__meas_cores[l]->clear_seen = vf__meas_clear_req;
+			core_reset(vf__meas_cores[l], vf__meas_epoch());
 		}
 	for (unsigned int i = 0; i < vf_meas_nb_streams(); i++) {
 		struct vf_stream *fs = vf_fwd_stream(i);
@@ -577,50 +461,7 @@ void vf_meas_clear(void)
 
 		if (!t || fs->cfg->mode != &vf_fwd_measure)
 			continue;
-		tx_restart(t, cur_epoch());
+		tx_restart(t, vf__meas_epoch());
 	}
 }
 
-bool vf_meas_all_back(void)
-{
-	unsigned int n = vf_meas_nb_streams();
-	bool any = false;
-
-	for (unsigned int i = 0; i < n; i++) {
-		struct vf_stream *fs = vf_fwd_stream(i);
-		const struct meas_tx *t = fs->mode_priv;
-		uint64_t unique = 0;
-
-		if (!fs->sends || fs->cfg->mode != &vf_fwd_measure || !t)
-			continue;	/* --one-way: a receiver only */
-		for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
-			const struct meas_core *c = cores[l];
-
-			if (c && i < c->nrec && c->epoch == cur_epoch())
-				unique += c->rec[i].seq.received - c->rec[i].seq.dups;
-		}
-		if (unique < t->sent)
-			return false;
-		any = true;
-	}
-	return any;	/* a receiver only never knows what is still out */
-}
-
-bool vf_meas_all_sent(void)
-{
-	unsigned int n = vf_meas_nb_streams();
-
-	if (!n)
-		return false;
-	for (unsigned int i = 0; i < n; i++) {
-		struct vf_stream *fs = vf_fwd_stream(i);
-		const struct meas_tx *t = fs->mode_priv;
-
-		if (!fs->sends)
-			continue;	/* --one-way: a receiver only */
-		if (fs->cfg->mode != &vf_fwd_measure || !fs->cfg->count || !t ||
-		    t->sent < fs->cfg->count)
-			return false;
-	}
-	return true;
-}
