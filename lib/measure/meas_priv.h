@@ -35,7 +35,7 @@ struct meas_tx {
 	uint32_t clear_seen;
 	uint32_t nflows;
 	uint64_t seq;			/* next to stamp */
-	volatile uint64_t sent;		/* accepted by the port, this run */
+	uint64_t sent;			/* accepted by the port, this run (vf_ctr) */
 	uint16_t npend;			/* stamped, refused by a full ring: offered again */
 	/* The longest time this core was away between two sending polls (tsc):
 	 * a core the system took away for longer than the pacing's catch-up

@@ -48,7 +48,7 @@ int vf_meas_get(unsigned int i, struct vf_meas_stream *s)
 	s->tx_port = fs->tx_port->id;
 	s->tx_queue = fs->tx_queue;
 	s->rx_port = -1;
-	s->sent = t ? t->sent : 0;
+	s->sent = t ? vf_ctr_read(t->sent) : 0;
 	s->stall_s = t ? (double)t->stall / (double)rte_get_tsc_hz() : 0;
 	s->blocked_s = t ? (double)t->blocked / (double)rte_get_tsc_hz() : 0;
 	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
@@ -58,10 +58,10 @@ int vf_meas_get(unsigned int i, struct vf_meas_stream *s)
 		if (!c || i >= c->nrec || c->epoch != vf__meas_epoch())
 			continue;
 		r = &c->rec[i];
-		s->received += r->seq.received;
-		s->dups += r->seq.dups;
-		s->reordered += r->seq.reordered;
-		s->late += r->seq.late;
+		s->received += vf_ctr_read(r->seq.received);
+		s->dups += vf_ctr_read(r->seq.dups);
+		s->reordered += vf_ctr_read(r->seq.reordered);
+		s->late += vf_ctr_read(r->seq.late);
 		s->jitter_sum += r->jit_sum;
 		s->jitter_n += r->jit_n > 0 ? r->jit_n - 1 : 0;
 		if (r->rx_port >= 0)
@@ -104,9 +104,10 @@ bool vf_meas_all_back(void)
 			const struct meas_core *c = vf__meas_cores[l];
 
 			if (c && i < c->nrec && c->epoch == vf__meas_epoch())
-				unique += c->rec[i].seq.received - c->rec[i].seq.dups;
+				unique += vf_ctr_read(c->rec[i].seq.received) -
+					  vf_ctr_read(c->rec[i].seq.dups);
 		}
-		if (unique < t->sent)
+		if (unique < vf_ctr_read(t->sent))
 			return false;
 		any = true;
 	}
@@ -126,7 +127,7 @@ bool vf_meas_all_sent(void)
 		if (!fs->sends)
 			continue;	/* --one-way: a receiver only */
 		if (!measures(fs) || !fs->cfg->count || !t ||
-		    t->sent < fs->cfg->count)
+		    vf_ctr_read(t->sent) < fs->cfg->count)
 			return false;
 	}
 	return true;

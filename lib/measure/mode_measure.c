@@ -91,7 +91,7 @@ static void tx_pending(struct vf_stream *fs, struct meas_tx *t)
 		stamp_one(rte_pktmbuf_mtod(t->pend[i], uint8_t *) + t->fr.payload_off, t->psum[i], tsc);
 	sent = vf_port_tx(fs->tx_port, fs->tx_queue, t->pend, t->npend);
 	vf_ctr_add(fs->tx_packets, sent);
-	t->sent += sent;
+	vf_ctr_add(t->sent, sent);
 	t->npend -= sent;
 	if (t->npend) {
 		if (!t->block_start)
@@ -118,7 +118,7 @@ static void tx_restart(struct meas_tx *t, uint8_t epoch)
 	t->epoch = epoch;
 	t->seq = 0;
 	vf_frames_seek(&t->fr, 0);
-	t->sent = 0;
+	vf_ctr_set(t->sent, 0);
 	t->stall = 0;
 	t->blocked = 0;
 	t->block_start = 0;

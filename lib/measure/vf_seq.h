@@ -13,11 +13,15 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "vf_ctr.h"
+
 #define VF_SEQ_WIN 4096u
 #define VF_SEQ_WORDS (VF_SEQ_WIN / 64)
 
 struct vf_seq {
 	uint64_t next;
+	/* the receiving core writes these (vf_ctr_add), the main thread
+	 * reads them while it runs (vf_ctr_read) */
 	uint64_t received;	/* every packet, duplicates included */
 	uint64_t dups, reordered, late;
 	uint64_t win[VF_SEQ_WORDS];
@@ -35,7 +39,7 @@ static inline enum vf_seq_kind vf_seq_add(struct vf_seq *s, uint64_t seq)
 	uint64_t bit = 1ull << (seq % 64);
 	uint64_t *w = &s->win[(seq / 64) % VF_SEQ_WORDS];
 
-	s->received++;
+	vf_ctr_add(s->received, 1);
 	if (__builtin_expect(seq == s->next, 1)) {
 		/* The common case, in order: the bit to set is the one the
 		 * window forgets (seq - VF_SEQ_WIN), so setting it is the slide. */
@@ -68,16 +72,16 @@ static inline enum vf_seq_kind vf_seq_add(struct vf_seq *s, uint64_t seq)
 		return VF_SEQ_IN_ORDER;
 	}
 	if (s->next - seq > VF_SEQ_WIN) {
-		s->reordered++;
-		s->late++;
+		vf_ctr_add(s->reordered, 1);
+		vf_ctr_add(s->late, 1);
 		return VF_SEQ_REORDERED;
 	}
 	if (*w & bit) {
-		s->dups++;
+		vf_ctr_add(s->dups, 1);
 		return VF_SEQ_DUP;
 	}
 	*w |= bit;
-	s->reordered++;
+	vf_ctr_add(s->reordered, 1);
 	return VF_SEQ_REORDERED;
 }
 
