@@ -51,8 +51,8 @@ def sparse_and_bursts(label, port, tool):
     time.sleep(0.5)
     # bursts of 32 every 160 us after half a second of idle. Every frame
     # must come back or be one the reflector counted as dropped: when
-    # another process holds nullgen's core for a scheduler slice (4 ms at
-    # 200 kpps is more than the ring toward nullgen holds), the
+    # other processes hold nullgen's core for a few scheduler slices
+    # (5 ms at 200 kpps fills the 1024 slots toward nullgen), the
     # reflector's tx finds that ring full and drops, as testpmd's mac mode
     # does. A frame lost anywhere else (a missed wake-up, a ring slot
     # dropped on the floor) is not counted there and fails this.
