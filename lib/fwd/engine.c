@@ -429,12 +429,12 @@ static void drain(const struct vf_fwd_cfg *cfg)
 {
 	uint64_t hz = rte_get_tsc_hz(), now = rte_rdtsc();
 	uint64_t end = now + cfg->drain_ms * hz / 1000;
+	bool back = false;
 
 	while (now < end) {
-		if (cfg->mode->all_back && cfg->mode->all_back()) {
+		if (!back && cfg->mode->all_back && cfg->mode->all_back()) {
+			back = true;
 			end = RTE_MIN(end, now + hz / 100);
-			rte_delay_us_sleep((unsigned int)((end - now) * 1000000 / hz) + 1);
-			return;
 		}
 		rte_delay_us_sleep((unsigned int)RTE_MIN((end - now) * 1000000 / hz + 1, (uint64_t)1000));
 		now = rte_rdtsc();

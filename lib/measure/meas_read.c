@@ -104,8 +104,7 @@ bool vf_meas_all_back(void)
 			const struct meas_core *c = vf__meas_cores[l];
 
 			if (c && i < c->nrec && c->epoch == vf__meas_epoch())
-				unique += vf_ctr_read(c->rec[i].seq.received) -
-					  vf_ctr_read(c->rec[i].seq.dups);
+				unique += vf_seq_unique(&c->rec[i].seq);
 		}
 		if (unique < vf_ctr_read(t->sent))
 			return false;

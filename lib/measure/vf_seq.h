@@ -85,10 +85,10 @@ static inline enum vf_seq_kind vf_seq_add(struct vf_seq *s, uint64_t seq)
 	return VF_SEQ_REORDERED;
 }
 
-/* Distinct packets received (duplicates removed). */
+/* Distinct packets received (duplicates removed); any thread. */
 static inline uint64_t vf_seq_unique(const struct vf_seq *s)
 {
-	return s->received - s->dups;
+	return vf_ctr_read(s->received) - vf_ctr_read(s->dups);
 }
 
 #endif

@@ -32,12 +32,38 @@ F_SETPIPE_SZ = 1031
 D = tmpdir()
 iface = os.path.join(D, "v.sock")
 ctl = os.path.join(D, "v.ctl")
-r, w = os.pipe()
-fcntl.fcntl(w, F_SETPIPE_SZ, 4096)
-p = subprocess.Popen([binary("vhostd"), "--iface", iface, "--ctl", ctl, "-l", "0-1"],
-                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=w)
-_procs.append(p)
-os.close(w)
+
+
+def start_unread(args):
+    """The tool with its stderr on a one-page pipe nobody reads yet:
+    (process, the pipe's read end)."""
+    r, w = os.pipe()
+    fcntl.fcntl(w, F_SETPIPE_SZ, 4096)
+    p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=w)
+    _procs.append(p)
+    os.close(w)
+    return p, r
+
+
+def read_held(r):
+    """What the pipe holds now, without waiting for more."""
+    fcntl.fcntl(r, fcntl.F_SETFL, os.O_NONBLOCK)
+    held = os.read(r, 1 << 20)
+    fcntl.fcntl(r, fcntl.F_SETFL, 0)
+    return held
+
+
+def read_rest(r):
+    """Everything up to the writer's exit."""
+    rest = b""
+    while True:
+        c = os.read(r, 65536)
+        if not c:
+            return rest
+        rest += c
+
+
+p, r = start_unread([binary("vhostd"), "--iface", iface, "--ctl", ctl, "-l", "0-1"])
 
 
 def vfctl(*args):
@@ -61,21 +87,14 @@ for i in range(40):
 print(f"40 connect/leave cycles with stderr unread: {time.monotonic() - t0:.1f} s", flush=True)
 # a last command, then exit; the pipe is read only now
 check(vfctl("show", "port", "stats", "all", "json").returncode == 0, "control socket after the cycles")
-fcntl.fcntl(r, fcntl.F_SETFL, os.O_NONBLOCK)
-held = os.read(r, 1 << 20)
-fcntl.fcntl(r, fcntl.F_SETFL, 0)
+held = read_held(r)
 # one more cycle: its first line that fits brings the count of those that went
 fe = vhost_pypeer.FrontEnd(iface)
 wait_for(link, timeout=10, step=0.05, what="link up after the pipe was read")
 fe.close()
 wait_for(lambda: not link(), timeout=10, step=0.05, what="link down after the pipe was read")
 p.terminate()
-rest = b""
-while True:
-    c = os.read(r, 65536)
-    if not c:
-        break
-    rest += c
+rest = read_rest(r)
 check(p.wait(timeout=20) == 0, f"vhostd exit status {p.returncode}")
 text = (held + rest).decode(errors="replace")
 lines = text.splitlines()
@@ -95,13 +114,8 @@ check(not bad, f"lines cut or interleaved: {bad[:5]}")
 # stderr by stdio, it blocked once the pipe was full, and that thread
 # with it: the next front-end's link never came up.
 iface2, ctl = os.path.join(D, "n.sock"), os.path.join(D, "n.ctl")
-r, w = os.pipe()
-fcntl.fcntl(w, F_SETPIPE_SZ, 4096)
-p = subprocess.Popen([binary("vfwd"), "--port", f"dpdk:net_vhost0,iface={iface2}", "--fwd", "io",
-                      "--ctl", ctl, "-v", "-l", "0-1"],
-                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=w)
-_procs.append(p)
-os.close(w)
+p, r = start_unread([binary("vfwd"), "--port", f"dpdk:net_vhost0,iface={iface2}", "--fwd", "io",
+                     "--ctl", ctl, "-v", "-l", "0-1"])
 wait_for(lambda: os.path.exists(ctl) and os.path.exists(iface2), timeout=30, what="vfwd's sockets")
 for i in range(20):
     fe = vhost_pypeer.FrontEnd(iface2)
@@ -109,19 +123,12 @@ for i in range(20):
     fe.close()
     wait_for(lambda: not link(), timeout=10, step=0.05, what=f"net_vhost link down, cycle {i}")
 print("20 net_vhost connect/leave cycles at -v with stderr unread", flush=True)
-fcntl.fcntl(r, fcntl.F_SETFL, os.O_NONBLOCK)
-held = os.read(r, 1 << 20)
-fcntl.fcntl(r, fcntl.F_SETFL, 0)
+held = read_held(r)
 fe = vhost_pypeer.FrontEnd(iface2)
 wait_for(link, timeout=10, step=0.05, what="net_vhost link up after the pipe was read")
 fe.close()
 p.terminate()
-rest = b""
-while True:
-    c = os.read(r, 65536)
-    if not c:
-        break
-    rest += c
+rest = read_rest(r)
 check(p.wait(timeout=20) == 0, f"vfwd exit status {p.returncode}")
 lines = (held + rest).decode(errors="replace").splitlines()
 notes = [ln for ln in lines if "log line(s) dropped" in ln]
