@@ -184,8 +184,14 @@ trials = [o for o in objs if "trial" in o]
 res = objs[-1]
 check(res.get("final") is True and "search" in res, f"result {res}")
 se = res["search"]
-check(se["method"] == "mlrsearch" and se["trials"] == len(trials) and len(trials) >= 7,
+# the limit trial counts as a trial at the max load: when the reflector
+# passes at nullgen's own limit (a slow ASan host), one more trial there
+# makes it the lower bound of both goals and the search ends, irregular
+check(se["method"] == "mlrsearch" and se["trials"] == len(trials) and len(trials) >= 6,
       f"{len(trials)} trials, result says {se['trials']}")
+if len(trials) == 6:
+    check(all("max-load-is-lower-bound" in g["irregular"] and g["tester_limited"]
+              for g in se["goals"]), f"one search trial, yet not at the max load: {se['goals']}")
 check(trials[0]["phase"] == "limit" and trials[0]["rate_pps"] == 0, f"first trial {trials[0]}")
 phases = [t["phase"] for t in trials]
 check(set(phases[-4:]) == {"lat min", "lat 10%", "lat 50%", "lat 90%"}, f"phases {phases}")
