@@ -5,23 +5,30 @@
 
 void vf_hist_reset(struct vf_hist *h)
 {
-	memset(h, 0, sizeof(*h));
-	h->min = UINT64_MAX;
+	for (unsigned int i = 0; i < VF_HIST_NBUCKETS; i++)
+		vf_ctr_set(h->b[i], 0);
+	vf_ctr_set(h->count, 0);
+	vf_ctr_set(h->sum, 0);
+	vf_ctr_set(h->max, 0);
+	vf_ctr_set(h->overflow, 0);
+	vf_ctr_set(h->min, UINT64_MAX);
 }
 
 void vf_hist_merge(struct vf_hist *dst, const struct vf_hist *src)
 {
-	if (!src->count)
+	uint64_t min = vf_ctr_read(src->min), max = vf_ctr_read(src->max);
+
+	if (!vf_ctr_read(src->count))
 		return;
 	for (unsigned int i = 0; i < VF_HIST_NBUCKETS; i++)
-		dst->b[i] += src->b[i];
-	if (!dst->count || src->min < dst->min)
-		dst->min = src->min;
-	if (src->max > dst->max)
-		dst->max = src->max;
-	dst->count += src->count;
-	dst->sum += src->sum;
-	dst->overflow += src->overflow;
+		dst->b[i] += vf_ctr_read(src->b[i]);
+	if (!dst->count || min < dst->min)
+		dst->min = min;
+	if (max > dst->max)
+		dst->max = max;
+	dst->count += vf_ctr_read(src->count);
+	dst->sum += vf_ctr_read(src->sum);
+	dst->overflow += vf_ctr_read(src->overflow);
 }
 
 uint64_t vf_hist_bucket_low(unsigned int i)

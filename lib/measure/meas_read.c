@@ -49,23 +49,28 @@ int vf_meas_get(unsigned int i, struct vf_meas_stream *s)
 	s->tx_queue = fs->tx_queue;
 	s->rx_port = -1;
 	s->sent = t ? vf_ctr_read(t->sent) : 0;
-	s->stall_s = t ? (double)t->stall / (double)rte_get_tsc_hz() : 0;
-	s->blocked_s = t ? (double)t->blocked / (double)rte_get_tsc_hz() : 0;
+	s->stall_s = t ? (double)vf_ctr_read(t->stall) / (double)rte_get_tsc_hz() : 0;
+	s->blocked_s = t ? (double)vf_ctr_read(t->blocked) / (double)rte_get_tsc_hz() : 0;
 	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
 		const struct meas_core *c = vf__meas_cores[l];
 		const struct meas_rec *r;
 
-		if (!c || i >= c->nrec || c->epoch != vf__meas_epoch())
+		uint64_t jit_n;
+		int rx_port;
+
+		if (!c || i >= c->nrec || vf_ctr_read(c->epoch) != vf__meas_epoch())
 			continue;
 		r = &c->rec[i];
 		s->received += vf_ctr_read(r->seq.received);
 		s->dups += vf_ctr_read(r->seq.dups);
 		s->reordered += vf_ctr_read(r->seq.reordered);
 		s->late += vf_ctr_read(r->seq.late);
-		s->jitter_sum += r->jit_sum;
-		s->jitter_n += r->jit_n > 0 ? r->jit_n - 1 : 0;
-		if (r->rx_port >= 0)
-			s->rx_port = r->rx_port;
+		s->jitter_sum += vf_ctr_read(r->jit_sum);
+		jit_n = vf_ctr_read(r->jit_n);
+		s->jitter_n += jit_n > 0 ? jit_n - 1 : 0;
+		rx_port = vf_ctr_read(r->rx_port);
+		if (rx_port >= 0)
+			s->rx_port = rx_port;
 		vf_hist_merge(&s->hist, &r->hist);
 	}
 	s->unique = s->received - s->dups;
@@ -80,11 +85,11 @@ void vf_meas_totals(struct vf_meas_totals *tot)
 	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
 		const struct meas_core *c = vf__meas_cores[l];
 
-		if (!c || c->epoch != vf__meas_epoch())
+		if (!c || vf_ctr_read(c->epoch) != vf__meas_epoch())
 			continue;
-		tot->foreign += c->foreign;
-		tot->corrupt += c->corrupt;
-		tot->stale += c->stale;
+		tot->foreign += vf_ctr_read(c->foreign);
+		tot->corrupt += vf_ctr_read(c->corrupt);
+		tot->stale += vf_ctr_read(c->stale);
 	}
 }
 
@@ -103,7 +108,7 @@ bool vf_meas_all_back(void)
 		for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
 			const struct meas_core *c = vf__meas_cores[l];
 
-			if (c && i < c->nrec && c->epoch == vf__meas_epoch())
+			if (c && i < c->nrec && vf_ctr_read(c->epoch) == vf__meas_epoch())
 				unique += vf_seq_unique(&c->rec[i].seq);
 		}
 		if (unique < vf_ctr_read(t->sent))

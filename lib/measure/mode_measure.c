@@ -29,13 +29,18 @@ static uint64_t ns_mult;		/* ns = ticks * ns_mult >> 32 */
 
 static void core_reset(struct meas_core *c, uint8_t epoch)
 {
-	c->epoch = epoch;
-	c->foreign = c->corrupt = c->stale = 0;
+	/* the main thread reads all of it meanwhile (meas_read.c) */
+	vf_ctr_set(c->epoch, epoch);
+	vf_ctr_set(c->foreign, 0);
+	vf_ctr_set(c->corrupt, 0);
+	vf_ctr_set(c->stale, 0);
 	for (unsigned int i = 0; i < c->nrec; i++) {
 		struct meas_rec *r = &c->rec[i];
 		vf_seq_reset(&r->seq);
-		r->jit_sum = r->jit_n = r->last_lat = 0;
-		r->rx_port = -1;
+		vf_ctr_set(r->jit_sum, 0);
+		vf_ctr_set(r->jit_n, 0);
+		r->last_lat = 0;
+		vf_ctr_set(r->rx_port, -1);
 		vf_hist_reset(&r->hist);
 	}
 }
@@ -99,7 +104,7 @@ static void tx_pending(struct vf_stream *fs, struct meas_tx *t)
 		memmove(t->pend, t->pend + sent, t->npend * sizeof(t->pend[0]));
 		memmove(t->psum, t->psum + sent, t->npend * sizeof(t->psum[0]));
 	} else if (t->block_start) {
-		t->blocked += tsc - t->block_start;
+		vf_ctr_add(t->blocked, tsc - t->block_start);
 		t->block_start = 0;
 	}
 }
@@ -107,7 +112,7 @@ static void tx_pending(struct vf_stream *fs, struct meas_tx *t)
 static inline void note_gap(struct meas_tx *t, uint64_t now)	/* keeps the longest */
 {
 	if (t->last_poll && now - t->last_poll > t->stall)
-		t->stall = now - t->last_poll;
+		vf_ctr_set(t->stall, now - t->last_poll);
 }
 
 /* A clear: the stream starts over in a new epoch (sequence, frames,
@@ -119,8 +124,8 @@ static void tx_restart(struct meas_tx *t, uint8_t epoch)
 	t->seq = 0;
 	vf_frames_seek(&t->fr, 0);
 	vf_ctr_set(t->sent, 0);
-	t->stall = 0;
-	t->blocked = 0;
+	vf_ctr_set(t->stall, 0);
+	vf_ctr_set(t->blocked, 0);
 	t->block_start = 0;
 }
 
@@ -228,10 +233,11 @@ static inline void rec_run(struct meas_rec *r, uint64_t tsc, uint64_t now, uint3
 	lat = (uint64_t)(((unsigned __int128)lat * ns_mult) >> 32);
 	vf_hist_add_n(&r->hist, lat, n);
 	if (r->jit_n)
-		r->jit_sum += lat > r->last_lat ? lat - r->last_lat : r->last_lat - lat;
-	r->jit_n += n;
+		vf_ctr_add(r->jit_sum, lat > r->last_lat ? lat - r->last_lat : r->last_lat - lat);
+	vf_ctr_add(r->jit_n, n);
 	r->last_lat = lat;
-	r->rx_port = rx_port;
+	if (r->rx_port != rx_port)
+		vf_ctr_set(r->rx_port, rx_port);
 }
 
 static void rx_account(struct meas_core *c, struct rte_mbuf **pkts, uint16_t n,
@@ -263,13 +269,13 @@ static void rx_account(struct meas_core *c, struct rte_mbuf **pkts, uint16_t n,
 		res = vf_stamp_parse_fast(d, len, &s);
 		if (unlikely(res != VF_STAMP_OK)) {
 			if (res == VF_STAMP_FOREIGN)
-				c->foreign++;
+				vf_ctr_add(c->foreign, 1);
 			else
-				c->corrupt++;
+				vf_ctr_add(c->corrupt, 1);
 			continue;
 		}
 		if (unlikely(s.stream >= c->nrec || s.flow >= nflows)) {
-			c->corrupt++;
+			vf_ctr_add(c->corrupt, 1);
 			continue;
 		}
 		if (unlikely(s.epoch != c->epoch)) {
@@ -279,13 +285,13 @@ static void rx_account(struct meas_core *c, struct rte_mbuf **pkts, uint16_t n,
 			}
 			core_sync(c);	/* a clear this core has not seen yet */
 			if (s.epoch != c->epoch) {
-				c->stale++;
+				vf_ctr_add(c->stale, 1);
 				continue;
 			}
 		}
 		r = &c->rec[s.stream];
 		if (unlikely(s.seq >= r->seq.next + SEQ_SANE)) {
-			c->corrupt++;
+			vf_ctr_add(c->corrupt, 1);
 			continue;
 		}
 		vf_seq_add(&r->seq, s.seq);
@@ -329,7 +335,7 @@ static void measure_fwd(struct vf_stream *fs)
 			note_gap(t, now);
 			t->last_poll = 0;
 			if (t->block_start)
-				t->blocked += now - t->block_start;
+				vf_ctr_add(t->blocked, now - t->block_start);
 			t->block_start = 0;
 		}
 		release_pending(fs, t);

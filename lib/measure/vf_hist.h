@@ -4,13 +4,17 @@
  * is reported is within 1/128 (0.79 %) of every value in the bucket, from
  * 1 ns to 2^34 ns (17 s).  Larger values land in the last bucket and are
  * counted in `overflow`.  Adding is a few instructions, no allocation, no
- * lock: one writer per histogram (one per forwarding core), merged on read. */
+ * lock: one writer per histogram (one per forwarding core), merged on read
+ * by another thread while it runs, so every field is a single-writer
+ * counter (vf_ctr.h: plain movs, no race in C terms). */
 #ifndef VF_HIST_H
 #define VF_HIST_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "vf_ctr.h"
 
 #define VF_HIST_SUB_BITS 6			/* 64 sub-buckets per octave */
 #define VF_HIST_MAX_SHIFT 27			/* top octave: 2^33 .. 2^34 */
@@ -38,39 +42,31 @@ static inline unsigned int vf_hist_index(uint64_t v)
 	return 128u + (shift - 1u) * 64u + (unsigned int)((v >> shift) - 64u);
 }
 
-static inline void vf_hist_add(struct vf_hist *h, uint64_t v)
-{
-	if (__builtin_expect(v > VF_HIST_MAX_VALUE, 0)) {
-		h->overflow++;
-		v = VF_HIST_MAX_VALUE;
-	}
-	h->b[vf_hist_index(v)]++;
-	h->count++;
-	h->sum += v;
-	if (v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
-}
-
 /* n values of v at once: what a burst of frames with one latency costs. */
 static inline void vf_hist_add_n(struct vf_hist *h, uint64_t v, uint64_t n)
 {
 	if (__builtin_expect(v > VF_HIST_MAX_VALUE, 0)) {
-		h->overflow += n;
+		vf_ctr_add(h->overflow, n);
 		v = VF_HIST_MAX_VALUE;
 	}
-	h->b[vf_hist_index(v)] += n;
-	h->count += n;
-	h->sum += v * n;
+	vf_ctr_add(h->b[vf_hist_index(v)], n);
+	vf_ctr_add(h->count, n);
+	vf_ctr_add(h->sum, v * n);
 	if (v < h->min)
-		h->min = v;
+		vf_ctr_set(h->min, v);
 	if (v > h->max)
-		h->max = v;
+		vf_ctr_set(h->max, v);
 }
 
+static inline void vf_hist_add(struct vf_hist *h, uint64_t v)
+{
+	vf_hist_add_n(h, v, 1);
+}
+
+/* Both may run beside a reader on another thread (field by field). */
 void vf_hist_reset(struct vf_hist *h);
-/* dst += src (dst may be empty). */
+/* dst += src (dst may be empty; src may be written meanwhile, a burst
+ * old at worst). */
 void vf_hist_merge(struct vf_hist *dst, const struct vf_hist *src);
 /* The lowest and highest value that land in bucket i. */
 uint64_t vf_hist_bucket_low(unsigned int i);

@@ -7,8 +7,10 @@
 # shell reading what the control thread writes), and the control socket
 # (integration_ctl: its runner thread beside the prompt and the loops),
 # ports attached and detached under running cores (integration_hot_ports),
-# and the events (event: producers on several threads against the drain;
-# integration_events: drivers, cores and monitors).
+# the events (event: producers on several threads against the drain;
+# integration_events: drivers, cores and monitors), and the measure mode
+# (integration_measure: the periodic stats and the drain read what the
+# cores record).
 # Fails on any ThreadSanitizer report from any process they start.
 #
 # The whole list is a long check: the TSan build alone takes about 8
@@ -16,7 +18,8 @@
 #
 # --short, CI's form (scripts/run-tests): builds only the tools and the
 # event unit test, and runs the reconnect and silent-peer tests, the
-# control socket and the events' unit test (about 4 minutes on CI).
+# control socket, the events' unit test and the measure mode (about 5
+# minutes on CI).
 #
 #   tests/tsan/run.sh [--short] [MESON-TEST-NAME...]
 set -e
@@ -28,7 +31,8 @@ if $short; then
     ninja -C build-tsan cmd/vfwd/vfwd cmd/vhostd/vhostd cmd/memifctl/memifctl \
         cmd/nullgen/nullgen cmd/vfctl/vfctl tests/unit/test_event
     [ $# -gt 0 ] || set -- memif_reconnect vhost_backend_restart_split memif_silent \
-        virtio_silent_backend vhost_ctl_stall integration_ctl integration_hot_ports event
+        virtio_silent_backend vhost_ctl_stall integration_ctl integration_hot_ports event \
+        integration_measure
 else
     ninja -C build-tsan
 fi
@@ -39,7 +43,7 @@ TSAN_OPTIONS="suppressions=$PWD/tests/tsan/dpdk.supp log_path=$logs/tsan halt_on
 export TSAN_OPTIONS
 [ $# -gt 0 ] || set -- memif_reconnect vhost_backend_restart_split vhost_backend_restart_packed \
     virtio_testpmd_server virtio_testpmd_packed_server integration_soak vhost_ctl_stall memif_silent \
-    integration_ctl event integration_events integration_hot_ports
+    integration_ctl event integration_events integration_hot_ports integration_measure
 rc=0
 meson test -C build-tsan --no-rebuild --print-errorlogs --num-processes 1 \
     --timeout-multiplier 4 "$@" || rc=$?
