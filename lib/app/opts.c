@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opts_priv.h"
 #include "vf_app.h"
 #include "vf_parse.h"
 #include "vf_rate.h"
@@ -73,17 +74,6 @@ static int set_str(char *dst, size_t len, const char *arg, const char *what,
 	return 0;
 }
 
-/* A number in lo..hi for the option what into *v: 0, or -1 with err
- * saying what is accepted (expect). */
-static int set_double(double *v, double lo, double hi, const char *arg, const char *what,
-		      const char *expect, char *err, size_t errlen)
-{
-	if (vf_parse_double(arg, lo, hi, v)) {
-		snprintf(err, errlen, "bad %s '%s': expected %s", what, arg, expect);
-		return -1;
-	}
-	return 0;
-}
 
 #define U(field, lo, hi, what) do {					\
 		uint64_t v_;						\
@@ -130,6 +120,10 @@ static int o_txd(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { U(nb_txd, 32, 32768, "--txd"); return 0; }
 static int o_burst(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { U(fwd.burst, 1, VF_MAX_BURST, "--burst"); return 0; }
+static int o_tx_retry(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(fwd.tx_retry, 0, VF_FWD_TX_RETRY_MAX, "--tx-retry"); return 0; }
+static int o_tx_retry_us(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{ U(fwd.tx_retry_us, 0, VF_FWD_TX_RETRY_US_MAX, "--tx-retry-us"); return 0; }
 static int o_rx_mode(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
 	int m = vf_rx_mode_parse(arg);
@@ -161,25 +155,9 @@ static int o_flows(struct vf_app *app, const char *arg, char *err, size_t errlen
 FIELD(o_flow_src, VF_FIELD_SRC) FIELD(o_flow_dst, VF_FIELD_DST)
 FIELD(o_flow_sport, VF_FIELD_SPORT) FIELD(o_flow_dport, VF_FIELD_DPORT)
 FIELD(o_flow_smac, VF_FIELD_SMAC) FIELD(o_flow_dmac, VF_FIELD_DMAC) FIELD(o_flow_vlan, VF_FIELD_VLAN)
-/* --rate, --min-rate, --max-rate: packets/s (1 .. 1 Gpps), L2 or L1 bit/s
- * or a percent of the link; what is not pps becomes pps once the ports and
- * the frame length are known (vf_session_resolve_rates). */
-static int rate(const char *arg, struct vf_rate *spec, uint64_t *pps, const char *what, char *err,
-		size_t errlen)
-{
-	char msg[320];
-
-	if (vf_rate_parse(arg, spec, msg, sizeof(msg))) {
-		snprintf(err, errlen, "bad %s '%s': %s", what, arg, msg);
-		return -1;
-	}
-	if (spec->unit == VF_RATE_PPS)
-		*pps = (uint64_t)spec->value;
-	return 0;
-}
 
 static int o_rate(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{ return rate(arg, &app->ses.rate_spec, &app->ses.fwd.rate_pps, "--rate", err, errlen); }
+{ return vf__opt_rate(arg, &app->ses.rate_spec, &app->ses.fwd.rate_pps, "--rate", err, errlen); }
 static int o_pattern(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
 	char msg[320];
@@ -194,7 +172,7 @@ static int o_pcap(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { return set_str(app->ses.pcap_file, sizeof(app->ses.pcap_file), arg, "--pcap", err, errlen); }
 static int o_speed(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
-	return set_double(&app->ses.fwd.replay_speed, 0.001, 1e6, arg, "--speed",
+	return vf__opt_double(&app->ses.fwd.replay_speed, 0.001, 1e6, arg, "--speed",
 			  "a factor in 0.001..1000000 (2: twice as fast)", err, errlen);
 }
 static int o_split(struct vf_app *app, const char *arg, char *err, size_t errlen)
@@ -258,13 +236,13 @@ static int o_verbose(struct vf_app *app, const char *arg, char *err, size_t errl
 
 static int o_duration(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
-	return set_double(&app->ses.duration, 0.001, 1e9, arg, "--duration", "seconds > 0",
+	return vf__opt_double(&app->ses.duration, 0.001, 1e9, arg, "--duration", "seconds > 0",
 			  err, errlen);
 }
 
 static int o_stats_period(struct vf_app *app, const char *arg, char *err, size_t errlen)
 {
-	return set_double(&app->ses.stats_period, 0.01, 1e6, arg, "--stats-period",
+	return vf__opt_double(&app->ses.stats_period, 0.01, 1e6, arg, "--stats-period",
 			  "seconds >= 0.01", err, errlen);
 }
 
@@ -345,133 +323,6 @@ static int o_drain_ms(struct vf_app *app, const char *arg, char *err, size_t err
 static int o_hist_file(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { return set_str(app->ses.hist_file, sizeof(app->ses.hist_file), arg, "--hist-file", err, errlen); }
 
-static int o_max_loss(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	if (set_double(&app->ses.limits.max_loss, 0, 1, arg, "--max-loss",
-		       "a ratio in 0..1 (0.001 = 0.1%)", err, errlen))
-		return -1;
-	app->ses.limits.has_loss = true;
-	return 0;
-}
-
-static int o_max_latency(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	struct vf_meas_limits *l = &app->ses.limits;
-	char pct[32];
-	const char *colon = strchr(arg, ':');
-	size_t n = colon ? (size_t)(colon - arg) : 0;
-
-	if (l->nb_lat == sizeof(l->lat_pct) / sizeof(l->lat_pct[0])) {
-		snprintf(err, errlen, "too many --max-latency (at most %zu)",
-			 sizeof(l->lat_pct) / sizeof(l->lat_pct[0]));
-		return -1;
-	}
-	if (!colon || n == 0 || n >= sizeof(pct)) {
-		snprintf(err, errlen, "bad --max-latency '%s': expected PCT:USEC, e.g. 99.9:50", arg);
-		return -1;
-	}
-	memcpy(pct, arg, n);
-	pct[n] = '\0';
-	if (vf_parse_double(pct, 0, 100, &l->lat_pct[l->nb_lat]) ||
-	    vf_parse_double(colon + 1, 0, 1e9, &l->lat_us[l->nb_lat])) {
-		snprintf(err, errlen, "bad --max-latency '%s': expected PCT (0..100):USEC (>= 0), e.g. 99.9:50", arg);
-		return -1;
-	}
-	l->nb_lat++;
-	return 0;
-}
-
-static int o_search(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{ app->ses.search.on = true; return 0; }
-
-/* The options only the search reads: the main refuses them without
- * --search (the first one given is named). */
-static void search_only(struct vf_app *app, const char *name)
-{
-	if (!app->search_opt)
-		app->search_opt = name;
-}
-
-static int o_pdr_loss(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	search_only(app, "--pdr-loss");
-	app->ses.search.pdr_loss_given = true;
-	return set_double(&app->ses.search.pdr_loss, 0, 0.5, arg, "--pdr-loss",
-			  "a ratio in 0..0.5 (default 0.005)", err, errlen);
-}
-
-static int o_min_rate(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	search_only(app, "--min-rate");
-	return rate(arg, &app->ses.min_rate_spec, &app->ses.search.min_rate, "--min-rate", err, errlen);
-}
-
-static int o_max_rate(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	search_only(app, "--max-rate");
-	return rate(arg, &app->ses.max_rate_spec, &app->ses.search.max_rate, "--max-rate", err, errlen);
-}
-
-static int o_trial(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	search_only(app, "--trial");
-	return set_double(&app->ses.search.trial, 0.05, 3600, arg, "--trial",
-			  "seconds in 0.05..3600", err, errlen);
-}
-
-static int o_precision(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	search_only(app, "--precision");
-	return set_double(&app->ses.search.precision, 0.0001, 0.5, arg, "--precision",
-			  "a ratio in 0.0001..0.5 (default 0.005)", err, errlen);
-}
-
-static int o_search_method(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	search_only(app, "--search-method");
-	if (!strcmp(arg, "mlr") || !strcmp(arg, "mlrsearch"))
-		app->ses.search.bisect = false;
-	else if (!strcmp(arg, "bisect"))
-		app->ses.search.bisect = true;
-	else {
-		snprintf(err, errlen, "bad --search-method '%s': expected mlr or bisect", arg);
-		return -1;
-	}
-	return 0;
-}
-
-/* Kept as given: --trial and --precision, which shape the keys a goal
- * leaves out, may come later; the main parses them all once the options
- * are read. */
-static int o_search_goal(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	struct vf_search_cfg *c = &app->ses.search;
-
-	search_only(app, "--search-goal");
-	if (c->nb_goals == VF_SEARCH_MAX_GOALS) {
-		snprintf(err, errlen, "too many --search-goal: at most %d", VF_SEARCH_MAX_GOALS);
-		return -1;
-	}
-	if (strlen(arg) >= VF_SEARCH_GOAL_LEN) {
-		snprintf(err, errlen, "bad --search-goal: longer than %d characters", VF_SEARCH_GOAL_LEN - 1);
-		return -1;
-	}
-	snprintf(c->goals[c->nb_goals++], VF_SEARCH_GOAL_LEN, "%s", arg);
-	return 0;
-}
-
-static int o_search_sizes(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	search_only(app, "--search-sizes");
-	return vf_search_sizes_parse(arg, &app->ses.search, err, errlen);
-}
-
-static int o_warmup(struct vf_app *app, const char *arg, char *err, size_t errlen)
-{
-	return set_double(&app->ses.warmup, 0.01, 3600, arg, "--warmup", "seconds in 0.01..3600",
-			  err, errlen);
-}
-
 const struct vf_opt vf_common_opts[] = {
 	{ "port", 0, "SPEC", "add a port: DRIVER[,key=value...] or dpdk:DEVARGS (repeatable)",
 	  VF_COMP_PORT, NULL, o_port },
@@ -484,6 +335,10 @@ const struct vf_opt vf_common_opts[] = {
 	{ "rxd", 0, "N", "rx descriptors per queue (default 1024)", VF_COMP_NONE, NULL, o_rxd },
 	{ "txd", 0, "N", "tx descriptors per queue (default 1024)", VF_COMP_NONE, NULL, o_txd },
 	{ "burst", 0, "N", "packets per burst, 1..512 (default 32)", VF_COMP_NONE, NULL, o_burst },
+	{ "tx-retry", 0, "N", "frames a full tx ring refused: offered again up to N times, 0..1024, "
+	  "before they are dropped (default 0: dropped at once)", VF_COMP_NONE, NULL, o_tx_retry },
+	{ "tx-retry-us", 0, "US", "microseconds between those tries, 0..1000 (default 1)",
+	  VF_COMP_NONE, NULL, o_tx_retry_us },
 	{ "rx-mode", 0, "MODE", "ports that can notify (memif, vhost, virtio_user): poll, interrupt, or adaptive "
 	  "(sleep after 250 us idle) (default: adaptive in vhostd and memifctl, else poll); a port's "
 	  "rx-mode= wins", VF_COMP_CHOICES, "poll|interrupt|adaptive", o_rx_mode },
@@ -533,28 +388,28 @@ const struct vf_opt vf_common_opts[] = {
 	{ "hist-file", 0, "PATH", "measure: write the latency distribution in HdrHistogram's text format",
 	  VF_COMP_FILE, NULL, o_hist_file },
 	{ "max-loss", 0, "RATIO", "measure: exit 1 if the loss ratio is above RATIO (e.g. 0.001)",
-	  VF_COMP_NONE, NULL, o_max_loss },
+	  VF_COMP_NONE, NULL, vf__o_max_loss },
 	{ "max-latency", 0, "PCT:USEC", "measure: exit 1 if the PCT percentile latency is above USEC (repeatable)",
-	  VF_COMP_NONE, NULL, o_max_latency },
+	  VF_COMP_NONE, NULL, vf__o_max_latency },
 	{ "warmup", 0, "SEC", "measure/search: send for SEC seconds first and discard the figures",
-	  VF_COMP_NONE, NULL, o_warmup },
+	  VF_COMP_NONE, NULL, vf__o_warmup },
 	{ "search", 0, NULL, "measure: find NDR and PDR (MLRsearch, RFC 9971), then latency at 10/50/90% of PDR",
-	  VF_COMP_NONE, NULL, o_search },
+	  VF_COMP_NONE, NULL, vf__o_search },
 	{ "search-method", 0, "METHOD", "search only: mlr (RFC 9971, default) or bisect (plain RFC 2544 bisection)",
-	  VF_COMP_CHOICES, "mlr|bisect", o_search_method },
+	  VF_COMP_CHOICES, "mlr|bisect", vf__o_search_method },
 	{ "search-goal", 0, "GOAL", "search only (mlr): a goal, repeatable: " VF_SEARCH_GOAL_PRESETS
 	  " or KEY=VALUE,... of name, loss, exceed, trial, sum, width (default: ndr and pdr)",
-	  VF_COMP_CHOICES, VF_SEARCH_GOAL_PRESETS, o_search_goal },
+	  VF_COMP_CHOICES, VF_SEARCH_GOAL_PRESETS, vf__o_search_goal },
 	{ "search-sizes", 0, "SIZES", "search only: search once per frame length, then one table: rfc2544 "
 	  "(64,128,256,512,1024,1280,1518) or lengths and named mixes, comma-separated (64,imix,1518)",
-	  VF_COMP_CHOICES, "rfc2544|" VF_MIX_NAMES, o_search_sizes },
-	{ "pdr-loss", 0, "RATIO", "search only: loss ratio allowed at PDR (default 0.005)", VF_COMP_NONE, NULL, o_pdr_loss },
-	{ "min-rate", 0, "RATE", "search only: lowest rate tried, units as --rate (default 10000)", VF_COMP_NONE, NULL, o_min_rate },
+	  VF_COMP_CHOICES, "rfc2544|" VF_MIX_NAMES, vf__o_search_sizes },
+	{ "pdr-loss", 0, "RATIO", "search only: loss ratio allowed at PDR (default 0.005)", VF_COMP_NONE, NULL, vf__o_pdr_loss },
+	{ "min-rate", 0, "RATE", "search only: lowest rate tried, units as --rate (default 10000)", VF_COMP_NONE, NULL, vf__o_min_rate },
 	{ "max-rate", 0, "RATE", "search only: highest rate tried, units as --rate (default: what the ports take unthrottled)",
-	  VF_COMP_NONE, NULL, o_max_rate },
-	{ "trial", 0, "SEC", "search only: seconds per trial (mlr: of the default goals' final trials) (default 1)", VF_COMP_NONE, NULL, o_trial },
+	  VF_COMP_NONE, NULL, vf__o_max_rate },
+	{ "trial", 0, "SEC", "search only: seconds per trial (mlr: of the default goals' final trials) (default 1)", VF_COMP_NONE, NULL, vf__o_trial },
 	{ "precision", 0, "RATIO", "search only: stop when the interval is this narrow, relative (default 0.005)",
-	  VF_COMP_NONE, NULL, o_precision },
+	  VF_COMP_NONE, NULL, vf__o_precision },
 	{ "impair", 0, "SPEC", "impair mode: KEY=VALUE,... of loss, loss-every, seed, dup, reorder, delay, jitter, rate, limit",
 	  VF_COMP_NONE, NULL, o_impair },
 	{ "eth-peer", 0, "PORT,MAC", "destination MAC for mac mode on PORT (default 02:00:00:00:00:PORT)",

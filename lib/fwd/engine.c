@@ -485,6 +485,7 @@ void vf_fwd_stats_clear(void)
 		fs->stats_base[0] = vf_ctr_read(fs->rx_packets);
 		fs->stats_base[1] = vf_ctr_read(fs->tx_packets);
 		fs->stats_base[2] = vf_ctr_read(fs->fwd_dropped);
+		fs->stats_base[3] = vf_ctr_read(fs->tx_retries);
 		fs->cycles_base[0] = vf_ctr_read(fs->poll_cycles);
 		fs->cycles_base[1] = vf_ctr_read(fs->busy_cycles);
 		fs->sleep_base[0] = vf_ctr_read(fs->sleep_cycles);

@@ -42,6 +42,7 @@ struct vf_stream {
 	unsigned int upd_slot;
 	const struct vf_fwd_cfg *cfg;
 	uint64_t rx_packets, tx_packets, fwd_dropped;
+	uint64_t tx_retries;		/* --tx-retry: tx calls repeated on a full ring */
 	uint64_t rx_bursts[VF_MAX_BURST + 1];	/* histogram of rx burst sizes */
 	/* mode state (txonly/flowgen sequence, rate limiter) */
 	uint64_t seq;
@@ -58,7 +59,7 @@ struct vf_stream {
 	/* Rx modes: TSC cycles its core slept, and how often it woke. */
 	uint64_t sleep_cycles, wakeups;
 	uint64_t sleep_base[2];
-	uint64_t stats_base[3];		/* clear fwd stats: rx, tx, dropped */
+	uint64_t stats_base[4];		/* clear fwd stats: rx, tx, dropped, retries */
 	uint64_t *bursts_base;		/* clear fwd stats: histogram */
 } __rte_cache_aligned;
 
@@ -104,6 +105,12 @@ struct vf_fwd_cfg {
 	uint64_t replay_loops;
 	uint64_t count;			/* generators: packets per stream, 0: no limit */
 	uint32_t drain_ms;		/* modes that drain: receive this long after the last send */
+	/* --tx-retry, --tx-retry-us: frames a full tx ring refused are
+	 * offered again up to tx_retry times, tx_retry_us apart, before they
+	 * are dropped (vf_fwd_tx_retry) */
+	uint32_t tx_retry, tx_retry_us;
+#define VF_FWD_TX_RETRY_MAX 1024
+#define VF_FWD_TX_RETRY_US_MAX 1000	/* with the above, a burst waits 1 s at most */
 	bool record_cycles;		/* --record-core-cycles: time each poll */
 	bool one_way;			/* --one-way: of a port pair only the first sends */
 	struct rte_ether_addr peer[VF_MAX_PORTS];	/* --eth-peer */
@@ -113,6 +120,12 @@ struct vf_fwd_cfg {
 	 * session); fwd only carries them to the mode (lib/measure). */
 	const struct vf_impair_spec *impair;
 };
+
+/* --tx-retry (txretry.c): offers pkts[0..n) again, up to cfg->tx_retry
+ * times, cfg->tx_retry_us apart (a busy wait: no syscall on a forwarding
+ * core); returns how many the port took.  The modes' fwd_tx calls it out
+ * of line: only a full ring gets there. */
+uint16_t vf_fwd_tx_retry(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t n);
 
 /* Modes outside fwd/ (measure, impair: lib/measure) register from a
  * constructor, as drivers do; they are listed after fwd's own. */

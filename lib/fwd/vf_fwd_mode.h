@@ -21,6 +21,8 @@ static inline void fwd_tx(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t
 	if (n == 0)
 		return;
 	sent = vf_port_tx(fs->tx_port, fs->tx_queue, pkts, n);
+	if (unlikely(sent < n) && fs->cfg->tx_retry)
+		sent += vf_fwd_tx_retry(fs, pkts + sent, n - sent);
 	vf_ctr_add(fs->tx_packets, sent);
 	if (unlikely(sent < n)) {
 		vf_ctr_add(fs->fwd_dropped, (uint64_t)(n - sent));

@@ -31,6 +31,7 @@ void vf_session_init(struct vf_session *ses, const char *tool)
 	ses->fwd.replay_speed = 1;
 	ses->fwd.replay_loops = 1;
 	ses->fwd.drain_ms = 100;
+	ses->fwd.tx_retry_us = 1;	/* testpmd's `set burst tx delay` default */
 	ses->fwd.impair = &ses->impair;
 	ses->search.pdr_loss = 0.005;
 	ses->search.min_rate = 10000;

@@ -168,6 +168,8 @@ static int cmd_show_config_rxtx(struct vf_cmd_ctx *c, int argc, char **argv)
 	vf_out_u64(c->out, "rxd", a->nb_rxd);
 	vf_out_u64(c->out, "txd", a->nb_txd);
 	vf_out_u64(c->out, "burst", a->fwd.burst);
+	vf_out_u64(c->out, "tx_retry", a->fwd.tx_retry);
+	vf_out_u64(c->out, "tx_retry_us", a->fwd.tx_retry_us);
 	{
 		char buf[192];
 
@@ -221,6 +223,20 @@ static int cmd_set_burst(struct vf_cmd_ctx *c, int argc, char **argv)
 	if (need_stopped())
 		return -1;
 	c->ses->fwd.burst = (uint16_t)n;
+	return 0;
+}
+
+static int cmd_set_tx_retry(struct vf_cmd_ctx *c, int argc, char **argv)
+{
+	uint64_t n = num(argv[0]), us = argc > 1 ? num(argv[1]) : c->ses->fwd.tx_retry_us;
+
+	if (n > VF_FWD_TX_RETRY_MAX || us > VF_FWD_TX_RETRY_US_MAX)
+		return vf_cmd_error("tx-retry: expected N in 0..%d and US in 0..%d",
+				    VF_FWD_TX_RETRY_MAX, VF_FWD_TX_RETRY_US_MAX);
+	if (need_stopped())
+		return -1;
+	c->ses->fwd.tx_retry = (uint32_t)n;
+	c->ses->fwd.tx_retry_us = (uint32_t)us;
 	return 0;
 }
 
@@ -318,6 +334,8 @@ static const struct vf_cmd fwd_cmds[] = {
 	{ "show config runtime", "[json]", "EAL file prefix, memory kind, telemetry socket, lcores", cmd_show_config_runtime },
 	{ "set fwd", "MODE", "forwarding mode (while stopped)", cmd_set_fwd },
 	{ "set burst", "N", "packets per burst, 1..512 (while stopped)", cmd_set_burst },
+	{ "set tx-retry", "N [N]", "offer frames a full tx ring refused again up to N times (0..1024, "
+	  "0: drop at once), the second N microseconds apart (0..1000) (while stopped)", cmd_set_tx_retry },
 	{ "set record-core-cycles", "on|off", "time each poll: busy share, cycles per packet (while stopped)",
 	  cmd_set_record_cycles },
 	{ "set txpkts", "WORD", "generated frame lengths, 42..2048: 64, 64,570,1518, 64:7,570:4,1518:1 "

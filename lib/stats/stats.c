@@ -56,6 +56,7 @@ static const struct vf_col stream_cols[] = {
 	{ "rx", "rx-pkts", 15, VF_COL_U64, F(rx), "rx_packets", "Packets the stream received" },
 	{ "tx", "tx-pkts", 15, VF_COL_U64, F(tx), "tx_packets", "Packets the stream sent" },
 	{ "dropped", "dropped", 13, VF_COL_U64, F(dropped), "dropped_packets", "Packets the stream dropped (tx refused or the mode dropped them)" },
+	{ "tx_retries", "retries", 9, VF_COL_U64, F(retries), "tx_retries", "Tx calls repeated on frames a full ring refused (--tx-retry)" },
 };
 #undef F
 const struct vf_table vf_stream_table = VF_TABLE(stream_cols);
@@ -148,6 +149,7 @@ void vf_stats_stream_row(const struct vf_stream *fs, struct vf_stream_row *r)
 	r->tx_queue = fs->tx_queue;
 	r->lcore = fs->lcore;
 	vf_stats_stream_counts(fs, &r->rx, &r->tx, &r->dropped);
+	r->retries = vf_ctr_read(fs->tx_retries) - fs->stats_base[3];
 }
 
 /* --record-core-cycles figures since the last clear. */

@@ -34,7 +34,7 @@ extern const struct vf_table vf_port_table;
 
 /* One row of the stream table. */
 struct vf_stream_row {
-	uint64_t id, rx_port, rx_queue, tx_port, tx_queue, lcore, rx, tx, dropped;
+	uint64_t id, rx_port, rx_queue, tx_port, tx_queue, lcore, rx, tx, dropped, retries;
 };
 extern const struct vf_table vf_stream_table;
 /* Stream id, then the impair counters in struct order. */

@@ -70,7 +70,7 @@ check(list(s["ports"][0]) == ["id", "name", "driver", "link", "ipackets", "opack
                               "imissed", "ierrors", "oerrors", "rx_nombuf", "rx_pps", "tx_pps", "rx_bps",
                               "tx_bps"], f"port keys {list(s['ports'][0])}")
 check(list(s["streams"][0]) == ["id", "rx_port", "rx_queue", "tx_port", "tx_queue", "lcore", "rx", "tx",
-                                "dropped", "rx_bursts"], f"stream keys {list(s['streams'][0])}")
+                                "dropped", "tx_retries", "rx_bursts"], f"stream keys {list(s['streams'][0])}")
 check(set(s["fwd"]) == {"rx", "tx", "dropped"}, f"fwd {s['fwd']}")
 
 # text --stats-period: one line per period under one heading
