@@ -5,6 +5,21 @@ static uint16_t rd16be(const uint8_t *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
+uint64_t vf__csum64_long(const uint8_t *b, uint32_t n, uint64_t sum)
+{
+	uint64_t lo = 0, hi = 0, x, y;
+
+	/* n is 32-bit: under 2^29 halves below 2^32 in each sum, no
+	 * overflow of 64 bits */
+	for (; n >= 16; b += 16, n -= 16) {
+		memcpy(&x, b, 8);
+		memcpy(&y, b + 8, 8);
+		lo += (uint32_t)x + (uint64_t)(uint32_t)y;
+		hi += (x >> 32) + (y >> 32);
+	}
+	return vf_csum64(b, n, vf_csum_add(vf_csum_add(sum, lo), hi));
+}
+
 uint32_t vf_stamp_base_sum(const uint8_t *f, uint32_t len)
 {
 	const uint8_t *ip = f + 14, *udp = ip + 20;
