@@ -1,6 +1,9 @@
 /* Our ports and streams on DPDK's telemetry socket (they are not ethdevs, so
- * /ethdev/... does not see them):  /vfwd/ports, /vfwd/port_stats,ID and
- * /vfwd/fwd_stats, with the same counter names as /ethdev/stats. */
+ * /ethdev/... does not see them): /vfwd/ports, /vfwd/port_stats,ID (the
+ * counter names of /ethdev/stats), /vfwd/fwd_stats and
+ * /vfwd/stream_stats,ID (the keys of our JSON's streams). */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,30 +57,76 @@ static int tel_port_stats(const char *cmd, const char *params, struct rte_tel_da
 	return 0;
 }
 
+/* The stream table's columns (the one description the text, JSON and
+ * Prometheus forms use): the counters are those with a metric name, the
+ * rest (ids, ports, queues, lcore) say where the stream runs. */
+static bool col_is_counter(const struct vf_col *c)
+{
+	return c->kind == VF_COL_U64 && c->prom != NULL;
+}
+
+static uint64_t col_u64(const struct vf_col *c, const struct vf_stream_row *row)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)row + c->off, sizeof(v));
+	return v;
+}
+
 static int tel_fwd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	uint64_t rx = 0, tx = 0, dropped = 0;
+	const struct vf_table *t = &vf_stream_table;
+	uint64_t sum[16] = { 0 };
 	unsigned int n;
 
+	RTE_BUILD_BUG_ON(sizeof(struct vf_stream_row) / sizeof(uint64_t) > RTE_DIM(sum));
 	/* DPDK's telemetry thread: the table may change under a port attach
 	 * or detach (the session lock is above us) */
 	vf_fwd_streams_lock();
 	n = vf_fwd_nb_streams();
 	for (unsigned int i = 0; i < n; i++) {
-		uint64_t r, t, x;
+		struct vf_stream_row row;
 
-		vf_stats_stream_counts(vf_fwd_stream(i), &r, &t, &x);
-		rx += r;
-		tx += t;
-		dropped += x;
+		vf_stats_stream_row(vf_fwd_stream(i), &row);
+		for (unsigned int c = 0; c < t->n && c < RTE_DIM(sum); c++)
+			if (col_is_counter(&t->cols[c]))
+				sum[c] += col_u64(&t->cols[c], &row);
 	}
 	vf_fwd_streams_unlock();
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "streams", n);
-	rte_tel_data_add_dict_u64(d, "rx", rx);
-	rte_tel_data_add_dict_u64(d, "tx", tx);
-	rte_tel_data_add_dict_u64(d, "dropped", dropped);
+	for (unsigned int c = 0; c < t->n && c < RTE_DIM(sum); c++)
+		if (col_is_counter(&t->cols[c]))
+			rte_tel_data_add_dict_u64(d, t->cols[c].key, sum[c]);
 	rte_tel_data_add_dict_int(d, "running", vf_fwd_running());
+	return 0;
+}
+
+/* One stream: every column of the stream table, under its JSON key. */
+static int tel_stream_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct vf_table *t = &vf_stream_table;
+	struct vf_stream_row row;
+	unsigned long id;
+	char *end;
+
+	if (!params || !*params)
+		return -1;
+	errno = 0;
+	id = strtoul(params, &end, 10);
+	if (*end || errno || params[0] == '-')
+		return -1;
+	vf_fwd_streams_lock();
+	if (id >= vf_fwd_nb_streams()) {
+		vf_fwd_streams_unlock();
+		return -1;
+	}
+	vf_stats_stream_row(vf_fwd_stream((unsigned int)id), &row);
+	vf_fwd_streams_unlock();
+	rte_tel_data_start_dict(d);
+	for (unsigned int c = 0; c < t->n; c++)
+		if (t->cols[c].kind == VF_COL_U64)
+			rte_tel_data_add_dict_u64(d, t->cols[c].key, col_u64(&t->cols[c], &row));
 	return 0;
 }
 
@@ -88,4 +137,6 @@ void vf_telemetry_register(void)
 				   "Counters of one of our ports (names as /ethdev/stats). Parameter: port id");
 	rte_telemetry_register_cmd("/vfwd/fwd_stats", tel_fwd_stats,
 				   "Forwarding totals over all streams. No parameters");
+	rte_telemetry_register_cmd("/vfwd/stream_stats", tel_stream_stats,
+				   "Counters of one stream (keys as the streams of show fwd stats json). Parameter: stream id");
 }
