@@ -33,6 +33,13 @@ Environment (read by configure()):
             runs with its tools, as "base:PAIR" (see pairs())
   VF_BENCH_LOG   keep each process's output in this folder (one file a
                  process; otherwise the servers' output is discarded)
+  QUEUES    queue pairs per port, each on a forwarding core of its own on
+            both sides (default 1); packets in flight are per queue.  With
+            more than one, or on a machine of 4 or more CPUs, each side
+            gets cores of its own (side A: main lcore 0, forwarding 1..Q;
+            side B: main Q+1, forwarding Q+2..2Q+1: 2Q+2 CPUs); 1 queue on
+            fewer CPUs keeps the script's own two-core layout.  The scaling
+            figures: run once per QUEUES value and compare with 1.
 """
 import glob, json, os, re, shutil, signal, statistics, subprocess, sys, threading, time
 
@@ -65,10 +72,32 @@ def configure():
     c.subwin = max(1, int(os.environ.get("SUBWIN", "1")))
     c.quiet = float(os.environ.get("QUIET", "0"))
     c.noisy = 0
+    c.queues = int(os.environ.get("QUEUES", "1"))
+    if c.queues < 1 or c.queues > 16:
+        sys.exit("QUEUES: 1 to 16")
+    if (c.queues > 1 or (os.cpu_count() or 1) >= 4) and 2 * c.queues + 2 > (os.cpu_count() or 1):
+        sys.exit(f"QUEUES={c.queues} needs {2 * c.queues + 2} CPUs, this machine has {os.cpu_count()}")
     if c.rounds < 1 or c.dur <= 0:
         sys.exit("ROUNDS >= 1 and DURATION > 0")
     c.probe = build_probe(c.build)
     return c
+
+
+def cores(cfg, side, two_core):
+    """EAL core options of one side ("a" or "b") for cfg.queues forwarding
+    cores: two_core (the script's layout on the two-core machine) for one
+    queue there, else cores of its own (see QUEUES above)."""
+    q = cfg.queues
+    if q == 1 and (os.cpu_count() or 1) < 4:
+        return list(two_core)
+    first = 0 if side == "a" else q + 1
+    return ["-l", f"{first}-{first + q}", "--main-lcore", str(first)]
+
+
+def testpmd_queues(cfg):
+    """testpmd's application options for cfg.queues queues on as many cores."""
+    q = cfg.queues
+    return [f"--rxq={q}", f"--txq={q}", f"--nb-cores={q}"]
 
 
 def pairs(all_pairs):
@@ -298,9 +327,9 @@ def run(cfg, title, groups, pairs, ref, one, labels=None):
     res = {}	# (group, inflight, pair) -> [Mpps per round]; group None: probe
     n = 0
     t0 = time.time()
-    print(f"{title}\n1 forwarding core per side, {cfg.dur:g} s per figure, "
-          f"median of {cfg.rounds} interleaved rounds [min-max], "
-          f"packets in flight {','.join(map(str, cfg.inflight))}", flush=True)
+    print(f"{title}\n{cfg.queues} queue pair(s) on as many forwarding cores per side, "
+          f"{cfg.dur:g} s per figure, median of {cfg.rounds} interleaved rounds [min-max], "
+          f"packets in flight per queue {','.join(map(str, cfg.inflight))}", flush=True)
     try:
         for r in range(cfg.rounds):
             order = pairs[r % len(pairs):] + pairs[:r % len(pairs)]

@@ -18,7 +18,15 @@
 #   bench/measure_cost.sh   env: ROUNDS (5), DURATION (3 s), INFLIGHT (256),
 #                           PARTS ("null memif vhost"), VF_BUILD (build),
 #                           VF_BUILD_BASE (unset), RINGS (log2 ring sizes for
-#                           extra measure rows with smaller rings, e.g. 8,9)
+#                           extra measure rows with smaller rings, e.g. 8,9),
+#                           QUEUES (1)
+#
+# QUEUES=Q: every port with Q queue pairs, each on a forwarding core of its
+# own on both sides (the peer: main lcore 0, forwarding 1..Q; nullgen and
+# the mac loop's vfwd: main Q+1, forwarding Q+2..2Q+1; 2Q+2 CPUs), the mac
+# loop with INFLIGHT per queue; one queue on fewer than 4 CPUs keeps the
+# two-core layout above.  The issue's scaling test: measuring with Q queues
+# moves at least 0.9 x Q times what it moves with one.
 #
 # The busy-polling processes take /tmp/vf-poll.lock (flock) for the whole
 # run, unless VF_POLL_LOCKED is set (the caller holds it).
@@ -34,7 +42,7 @@ for b in "$NULLGEN" "$MEMIFCTL" "$VHOSTD" "$VFWD" ${NULLGEN_BASE:+"$NULLGEN_BASE
     [ -x "$b" ] || { echo "not built: $b" >&2; exit 1; }
 done
 export ROUNDS="${ROUNDS:-5}" DURATION="${DURATION:-3}" INFLIGHT="${INFLIGHT:-256}" \
-    PARTS="${PARTS:-null memif vhost}"
+    PARTS="${PARTS:-null memif vhost}" QUEUES="${QUEUES:-1}"
 
 exec python3 - <<'EOF'
 import json, os, shutil, signal, statistics, subprocess, sys, tempfile, time
@@ -44,8 +52,17 @@ NULLGEN, MEMIFCTL, VHOSTD, VFWD = E["NULLGEN"], E["MEMIFCTL"], E["VHOSTD"], E["V
 BASE = E.get("NULLGEN_BASE") or None
 ROUNDS, DUR, INFLIGHT = int(E["ROUNDS"]), float(E["DURATION"]), int(E["INFLIGHT"])
 PARTS = E["PARTS"].split()
-PEER = ["-l", "0-1", "--main-lcore", "0"]	# forwards on lcore 1
-GEN = ["-l", "0-1", "--main-lcore", "1"]	# forwards on lcore 0
+Q = int(E["QUEUES"])
+NCPU = os.cpu_count() or 1
+if Q == 1 and NCPU < 4:
+    PEER = ["-l", "0-1", "--main-lcore", "0"]	# forwards on lcore 1
+    GEN = ["-l", "0-1", "--main-lcore", "1"]	# forwards on lcore 0
+elif 2 * Q + 2 > NCPU:
+    sys.exit(f"QUEUES={Q} needs {2 * Q + 2} CPUs, this machine has {NCPU}")
+else:
+    PEER = ["-l", f"0-{Q}", "--main-lcore", "0"]
+    GEN = ["-l", f"{Q + 1}-{2 * Q + 1}", "--main-lcore", str(Q + 1)]
+GEN_Q = ["--rxq", str(Q), "--txq", str(Q)]
 GENS = [("new", NULLGEN)] + ([("base", BASE)] if BASE else [])
 
 
@@ -77,11 +94,11 @@ class Peer:
         sock = os.path.join(self.dir, "s.sock")
         if kind == "memif":
             cmd = [MEMIFCTL, *PEER, "--role", "server", "--socket", sock,
-                   "--socket-abstract", "no", "--fwd", "mac"]
+                   "--socket-abstract", "no", "--fwd", "mac", "--queues", str(Q)]
             self.port = f"memif,role=client,socket={sock},socket-abstract=no"
         else:
-            cmd = [VHOSTD, *PEER, "--iface", sock]
-            self.port = f"virtio_user,path={sock}"
+            cmd = [VHOSTD, *PEER, "--iface", sock, "--queues", str(Q)]
+            self.port = f"virtio_user,path={sock},queues={Q}"
         self.p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL)
         end = time.time() + 20
@@ -96,7 +113,7 @@ class Peer:
 
 def mac_loop(port):
     """vfwd's mac loop with INFLIGHT frames: Mpps received."""
-    cli = subprocess.Popen([VFWD, *GEN, "-i", "--port", port, "--fwd", "mac"],
+    cli = subprocess.Popen([VFWD, *GEN, *GEN_Q, "-i", "--port", port, "--fwd", "mac"],
                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                            stderr=subprocess.DEVNULL, text=True)
 
@@ -129,7 +146,7 @@ def mac_loop(port):
 
 
 def measure(gen, port):
-    o = last_json([gen, *GEN, "--json", "--port", port, "--fwd", "measure",
+    o = last_json([gen, *GEN, *GEN_Q, "--json", "--port", port, "--fwd", "measure",
                    "--duration", str(DUR)], DUR + 40)
     return o["ports"][0]["rx_pps"] / 1e6 if o else float("nan")
 
@@ -145,11 +162,11 @@ def add(k, v):
 for rnd in range(ROUNDS):
     gens = GENS if rnd % 2 == 0 else GENS[::-1]
     if "null" in PARTS:
-        o = last_json([NULLGEN, *GEN, "--json", "--port", "null", "--port", "null",
+        o = last_json([NULLGEN, *GEN, *GEN_Q, "--json", "--port", "null", "--port", "null",
                        "--fwd", "io", "--duration", str(DUR)], DUR + 40)
         add(("null", "io"), o["ports"][0]["tx_pps"] / 1e6 if o else float("nan"))
         for name, g in gens:
-            o = last_json([g, *GEN, "--json", "--port", "null", "--port", "null",
+            o = last_json([g, *GEN, *GEN_Q, "--json", "--port", "null", "--port", "null",
                            "--fwd", "measure", "--duration", str(DUR)], DUR + 40)
             add(("null", f"measure {name}"), o["ports"][0]["tx_pps"] / 1e6 if o else float("nan"))
     for kind in ("memif", "vhost"):
@@ -175,8 +192,8 @@ def med(k):
     return statistics.median(v) if v else float("nan")
 
 
-print(f"\nMpps, median [min-max] of {ROUNDS} rounds, {DUR:g} s each, one core per side, "
-      f"mac loop with {INFLIGHT} in flight")
+print(f"\nMpps, median [min-max] of {ROUNDS} rounds, {DUR:g} s each, {Q} queue pair(s) on as "
+      f"many cores per side, mac loop with {INFLIGHT} in flight per queue")
 for k in sorted(res, key=lambda k: (["null", "memif", "vhost"].index(k[0]), k[1])):
     v = [x for x in res[k] if x == x]
     ref = ("null", "io") if k[0] == "null" else (k[0], "mac loop")

@@ -11,7 +11,8 @@
 # client's shell sends `start tx_first N/32`, N/32 bursts of 32, LINKWAIT
 # seconds after it starts; both sides then mac-forward them back and
 # forth).  The server forwards on lcore 1 (main lcore 0), the client on
-# lcore 0 (main lcore 1).  The rate is the client port's rx packets per
+# lcore 0 (main lcore 1); QUEUES=Q (bench/loopbench.py) gives each side Q
+# queue pairs on Q cores of its own.  The rate is the client port's rx packets per
 # second between two `show port stats` DURATION seconds apart, the first
 # WARMUP seconds after the start.  Rings: both sides' defaults (1024
 # slots, 2048-byte buffers).
@@ -33,7 +34,7 @@
 #        WARMUP (s, 2), VF_BUILD (build), VF_BENCH_JSON (file for every
 #        round's figure), PAIRS (only these pairings), VF_BUILD_BASE (a
 #        second build: each pairing with memifctl also runs as base:PAIR
-#        with that build's memifctl, the A/B test of one change)
+#        with that build's memifctl, the A/B test of one change), QUEUES (1)
 # A full run (2 regimes, 5 rounds, 5 s) takes about 11 minutes.
 #
 # Smoke runs on the 2-core build machine while other sessions built and
@@ -69,8 +70,11 @@ import loopbench as lb
 cfg = lb.configure()
 BUILDS = {"": cfg.build, "base:": os.environ.get("VF_BUILD_BASE")}
 EAL = ["--no-huge", "-m", "512", "--no-pci", "--log-level=*:error"]
-S_CORES = ["-l", "0-1", "--main-lcore", "0"]	# forwards on lcore 1
-C_CORES = ["-l", "0-1", "--main-lcore", "1"]	# forwards on lcore 0
+S_CORES = lb.cores(cfg, "a", ["-l", "0-1", "--main-lcore", "0"])	# 2 CPUs: forwards on lcore 1
+C_CORES = lb.cores(cfg, "b", ["-l", "0-1", "--main-lcore", "1"])	# 2 CPUs: forwards on lcore 0
+Q = cfg.queues
+OURS_Q = ["--queues", str(Q)]	# memifctl: rings per direction and the engine's queues
+TPMD_Q = lb.testpmd_queues(cfg)
 PAIRS = lb.pairs(["dpdk<->dpdk", "ours<->dpdk", "dpdk<->ours", "ours<->ours",
                   "dpdk<->ours-zc", "ours<->ours-zc"])
 
@@ -87,11 +91,12 @@ def listening(name):
 def server(kind, sock, tag, memifctl):
     if kind == "ours":
         return lb.quiet([memifctl, *S_CORES, "--role", "server", "--socket", sock,
-                         "--fwd", "mac"], ours=True)
+                         "--fwd", "mac", *OURS_Q], ours=True)
     pre = "bms" + tag
     return lb.quiet(["dpdk-testpmd", *S_CORES, *EAL, "--file-prefix", pre,
                      "--vdev", f"net_memif0,role=server,socket={sock}", "--",
-                     "--total-num-mbufs=8192", "--forward-mode=mac", "--stats-period", "100"],
+                     f"--total-num-mbufs={8192 * Q}", "--forward-mode=mac", "--stats-period", "100",
+                     *TPMD_Q],
                     prefix=pre)
 
 
@@ -99,12 +104,12 @@ def client(kind, sock, bursts, tag, memifctl):
     if kind.startswith("ours"):
         zc = ["--zero-copy"] if kind.endswith("-zc") else []
         return lb.shell_rate(cfg, [memifctl, *C_CORES, "--role", "client", "--socket", sock,
-                                   "--reconnect-ms", "250", "--burst", "32", "--fwd", "mac", *zc],
+                                   "--reconnect-ms", "250", "--burst", "32", "--fwd", "mac", *zc, *OURS_Q],
                              True, bursts)
     pre = "bmc" + tag
     return lb.shell_rate(cfg, ["dpdk-testpmd", *C_CORES, *EAL, "--file-prefix", pre,
                                "--vdev", f"net_memif0,role=client,socket={sock}", "--", "-i",
-                               "--total-num-mbufs=8192", "--forward-mode=mac"],
+                               f"--total-num-mbufs={8192 * Q}", "--forward-mode=mac", *TPMD_Q],
                          False, bursts, prefix=pre)
 
 

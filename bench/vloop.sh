@@ -12,7 +12,8 @@
 # starts, once the link is up; both sides then mac-forward them back and
 # forth).  One forwarding core per side: the back-end forwards on lcore 0,
 # the front-end on lcore 1 (each process's main thread sleeps on the other
-# core).  The rate is the front-end's rx packets per second between two
+# core); QUEUES=Q (bench/loopbench.py) gives each side Q queue pairs on Q
+# cores of its own.  The rate is the front-end's rx packets per second between two
 # `show port stats` DURATION seconds apart, the first WARMUP seconds after
 # the start.
 #
@@ -84,28 +85,35 @@ for r in rings:
     if r not in RINGS:
         raise SystemExit(f"unknown ring kind {r}: one of {', '.join(RINGS)}")
 EAL = ["--no-huge", "-m", "1024", "--no-pci", "--log-level=*:error"]
-BE_CORES = ["-l", "0-1", "--main-lcore", "1"]	# forwards on lcore 0
-FE_CORES = ["-l", "0-1", "--main-lcore", "0"]	# forwards on lcore 1
+BE_CORES = lb.cores(cfg, "a", ["-l", "0-1", "--main-lcore", "1"])	# 2 CPUs: forwards on lcore 0
+FE_CORES = lb.cores(cfg, "b", ["-l", "0-1", "--main-lcore", "0"])	# 2 CPUs: forwards on lcore 1
+Q = cfg.queues
+TPMD_Q = lb.testpmd_queues(cfg)
+# a DPDK virtio_user front-end wants a control queue for more than one pair
+VU_Q = f",queues={Q}" + (",cq=1" if Q > 1 else "")
 PAIRS = lb.pairs(["dpdk<->dpdk", "dpdk<->ours", "ours<->dpdk", "ours<->ours"])
 
 
 def backend(kind, sock, tag, build):
     if kind == "ours":
-        return lb.quiet([f"{build}/cmd/vhostd/vhostd", *BE_CORES, "--iface", sock, "--fwd", "mac"], ours=True)
+        return lb.quiet([f"{build}/cmd/vhostd/vhostd", *BE_CORES, "--iface", sock, "--fwd", "mac",
+                         "--queues", str(Q)], ours=True)
     pre = "vlb" + tag
     return lb.quiet(["dpdk-testpmd", *BE_CORES, *EAL, "--file-prefix", pre,
-                     "--vdev", f"net_vhost0,iface={sock}", "--", "--total-num-mbufs=16384",
-                     "--forward-mode=mac", "--stats-period", "100"], prefix=pre)
+                     "--vdev", f"net_vhost0,iface={sock},queues={Q}", "--",
+                     f"--total-num-mbufs={16384 * Q}", "--forward-mode=mac", "--stats-period", "100",
+                     *TPMD_Q], prefix=pre)
 
 
 def frontend(kind, sock, args, bursts, tag, build):
     if kind == "ours":
-        return lb.shell_rate(cfg, [f"{build}/cmd/vfwd/vfwd", *FE_CORES, "--port", f"virtio_user,path={sock},{args}",
-                                   "--fwd", "mac"], True, bursts)
+        return lb.shell_rate(cfg, [f"{build}/cmd/vfwd/vfwd", *FE_CORES, "--port",
+                                   f"virtio_user,path={sock},{args},queues={Q}",
+                                   "--rxq", str(Q), "--txq", str(Q), "--fwd", "mac"], True, bursts)
     pre = "vlf" + tag
     return lb.shell_rate(cfg, ["dpdk-testpmd", *FE_CORES, *EAL, "--file-prefix", pre,
-                               "--vdev", f"virtio_user0,path={sock},{args}", "--", "-i",
-                               "--total-num-mbufs=16384", "--forward-mode=mac"],
+                               "--vdev", f"virtio_user0,path={sock},{args}{VU_Q}", "--", "-i",
+                               f"--total-num-mbufs={16384 * Q}", "--forward-mode=mac", *TPMD_Q],
                          False, bursts, prefix=pre)
 
 
