@@ -22,12 +22,14 @@ too, just before this one's, and the table has both.  Usage:
       KIND (vhost)"""
 import json
 import os
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import stop  # noqa: E402
 
 BUILD = os.environ.get("VF_BUILD", "build")
 BASE = os.environ.get("VF_BUILD_BASE")
@@ -65,16 +67,6 @@ def wait(cond, what, timeout=60):
             return
         time.sleep(0.05)
     sys.exit("timed out: " + what)
-
-
-def stop(p):
-    if p.poll() is None:
-        p.send_signal(signal.SIGINT)
-        try:
-            p.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
 
 
 def links_up(ctl):

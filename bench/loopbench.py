@@ -43,6 +43,8 @@ Environment (read by configure()):
 """
 import glob, json, os, re, shutil, signal, statistics, subprocess, sys, threading, time
 
+import benchlib
+
 BURST = 32
 RUNDIR = "/var/run/dpdk" if os.geteuid() == 0 else \
     os.path.join(os.environ.get("XDG_RUNTIME_DIR", "/tmp"), "dpdk")
@@ -167,13 +169,7 @@ def start(cmd, prefix=None, ours=False, **kw):
 
 
 def stop(p, sig=signal.SIGINT, t=20):
-    if p.poll() is None:
-        p.send_signal(sig)
-        try:
-            p.wait(timeout=t)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+    benchlib.stop(p, sig, t)
     if p in live:
         live.remove(p)
 

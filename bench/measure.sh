@@ -70,8 +70,9 @@ export ROUNDS="${ROUNDS:-5}" DURATION="${DURATION:-3}" TRIAL="${TRIAL:-1}" \
     PRECISION="${PRECISION:-0.005}" LOW_RATES="${LOW_RATES:-10000 100000}" \
     PARTS="${PARTS:-cost bias dut}" DUTS="${DUTS:-memifctl vhostd testpmd-memif testpmd-vhost}"
 
-exec python3 - <<'EOF'
+PYTHONPATH="$(pwd)/bench${PYTHONPATH:+:$PYTHONPATH}" exec python3 - <<'EOF'
 import json, os, shutil, signal, statistics, subprocess, sys, tempfile, time
+from benchlib import stop
 
 NULLGEN, MEMIFCTL, VHOSTD = os.environ["NULLGEN"], os.environ["MEMIFCTL"], os.environ["VHOSTD"]
 ROUNDS, DUR = int(os.environ["ROUNDS"]), float(os.environ["DURATION"])
@@ -83,16 +84,6 @@ GEN_CORES = ["-l", "0-1", "--main-lcore", "1"]	# forwards on lcore 0
 TP_EAL = ["--no-huge", "-m", "1024", "--no-pci", "--log-level=*:error"]
 live, prefixes = [], []
 seq = [0]
-
-
-def stop(p, sig=signal.SIGINT, t=20):
-    if p.poll() is None:
-        p.send_signal(sig)
-        try:
-            p.wait(timeout=t)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
 
 
 def popen(cmd):

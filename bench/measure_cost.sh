@@ -44,8 +44,9 @@ done
 export ROUNDS="${ROUNDS:-5}" DURATION="${DURATION:-3}" INFLIGHT="${INFLIGHT:-256}" \
     PARTS="${PARTS:-null memif vhost}" QUEUES="${QUEUES:-1}"
 
-exec python3 - <<'EOF'
-import json, os, shutil, signal, statistics, subprocess, sys, tempfile, time
+PYTHONPATH="$(pwd)/bench${PYTHONPATH:+:$PYTHONPATH}" exec python3 - <<'EOF'
+import json, os, shutil, statistics, subprocess, sys, tempfile, time
+from benchlib import last_json, stop
 
 E = os.environ
 NULLGEN, MEMIFCTL, VHOSTD, VFWD = E["NULLGEN"], E["MEMIFCTL"], E["VHOSTD"], E["VFWD"]
@@ -64,26 +65,6 @@ else:
     GEN = ["-l", f"{Q + 1}-{2 * Q + 1}", "--main-lcore", str(Q + 1)]
 GEN_Q = ["--rxq", str(Q), "--txq", str(Q)]
 GENS = [("new", NULLGEN)] + ([("base", BASE)] if BASE else [])
-
-
-def stop(p, t=20):
-    if p.poll() is None:
-        p.send_signal(signal.SIGINT)
-        try:
-            p.wait(timeout=t)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
-
-
-def last_json(cmd, timeout):
-    try:
-        r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None
-    objs = [ln for ln in r.stdout.splitlines() if ln.startswith("{")]
-    return json.loads(objs[-1]) if objs else None
 
 
 class Peer:

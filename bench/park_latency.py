@@ -15,12 +15,14 @@ Printed: p50 and p99 latency in us, median [min-max] of ROUNDS rounds.
       env: ROUNDS (5), RATES (1000,10000), COUNT (3000), NPORTS (16)"""
 import json
 import os
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import stop  # noqa: E402
 
 BUILD = os.environ.get("VF_BUILD", "build")
 BASE = os.environ.get("VF_BUILD_BASE")
@@ -60,12 +62,7 @@ def one(build, d, rate):
         lat = s["latency_us"]
         return lat["p50"], lat["p99"]
     finally:
-        fw.send_signal(signal.SIGINT)
-        try:
-            fw.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            fw.kill()
-            fw.wait()
+        stop(fw)
 
 
 def main():

@@ -33,8 +33,9 @@ export ROUNDS="${ROUNDS:-5}" DURATION="${DURATION:-3}" PARTS="${PARTS:-idle wake
     IDLE_PORTS="${IDLE_PORTS:-1,16,31}" DEVICE="${DEVICE:-memifctl}" \
     MODES="${MODES:-poll interrupt adaptive}"
 
-exec python3 - <<'PY'
+PYTHONPATH="$(pwd)/bench${PYTHONPATH:+:$PYTHONPATH}" exec python3 - <<'PY'
 import json, os, signal, statistics, subprocess, sys, tempfile, time
+import benchlib
 
 MEMIFCTL, VFWD, NULLGEN = os.environ["MEMIFCTL"], os.environ["VFWD"], os.environ["NULLGEN"]
 VHOSTD, DEVICE = os.environ["VHOSTD"], os.environ["DEVICE"]
@@ -49,13 +50,7 @@ live = []
 
 
 def stop(p, sig=signal.SIGINT):
-    if p.poll() is None:
-        p.send_signal(sig)
-        try:
-            p.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+    benchlib.stop(p, sig, 10)
 
 
 def cleanup(*_):

@@ -29,8 +29,9 @@ done
 export ROUNDS="${ROUNDS:-5}" DUTS="${DUTS:-memifctl testpmd-memif}" ARGS="${ARGS:-}" \
     METHOD="${METHOD:-mlr}"
 
-exec python3 - <<'PY'
+PYTHONPATH="$(pwd)/bench${PYTHONPATH:+:$PYTHONPATH}" exec python3 - <<'PY'
 import json, os, shutil, signal, statistics, subprocess, sys, tempfile, time
+from benchlib import stop
 
 NULLGEN, MEMIFCTL, VHOSTD = os.environ["NULLGEN"], os.environ["MEMIFCTL"], os.environ["VHOSTD"]
 ROUNDS, DUTS = int(os.environ["ROUNDS"]), os.environ["DUTS"].split()
@@ -39,16 +40,6 @@ DUT_CORES = ["-l", "0-1", "--main-lcore", "0"]
 GEN_CORES = ["-l", "0-1", "--main-lcore", "1"]
 TP_EAL = ["--no-huge", "-m", "1024", "--no-pci", "--log-level=*:error"]
 live, seq = [], [0]
-
-
-def stop(p, sig=signal.SIGINT):
-    if p.poll() is None:
-        p.send_signal(sig)
-        try:
-            p.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
 
 
 class Dut:
