@@ -194,6 +194,17 @@ def _cleanup():
 atexit.register(_cleanup)
 
 
+def _on_term(signum, frame):
+    # meson's timeout ends a test with SIGTERM, which skips atexit: exit
+    # through it, so that what the test started (busy-polling testpmd
+    # among them) and the runtime folders go too, not left to slow the
+    # tests after it
+    sys.exit(128 + signum)
+
+
+signal.signal(signal.SIGTERM, _on_term)
+
+
 # One of our tools driven through its shell on a pipe (no prompts; each
 # `... json` command answers one line).
 class Sh:

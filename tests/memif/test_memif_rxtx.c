@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "vf_peermem.h"
+#include "vf_runtime.h"
 
 #include <rte_eal.h>
 #include <rte_mbuf.h>
@@ -89,14 +90,12 @@ static void disconnect_pair(void)
 
 static int setup(void **state)
 {
-	char prefix[64], err[128], name[64];
-	char *argv[] = { "test", "--no-huge", "-m", "128", "--no-pci", "--no-shconf",
-			 "--file-prefix", prefix, "-l", "0", "--log-level=*:error",
-			 "--no-telemetry" };
+	struct vf_runtime_opts o = { .tool = "test_memif_rxtx", .lcores = "0", .main_lcore = -1,
+				     .eal_args = "--no-shconf --no-telemetry", .mem_mb = 128 };
+	char err[128], name[64];
 
-	snprintf(prefix, sizeof(prefix), "vft-rxtx-%d", getpid());
-
-	if (rte_eal_init(sizeof(argv) / sizeof(argv[0]), argv) < 0)
+	/* as our tools start it; vf_runtime_stop() removes the runtime folder */
+	if (vf_runtime_start(&o))
 		return -1;
 	pool = rte_pktmbuf_pool_create("t", 4095, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
 	/* 512-byte data rooms: every 2048-byte slot needs a chain */
@@ -114,7 +113,7 @@ static int teardown(void **state)
 	memif_sock_put(sock);
 	rte_mempool_free(pool);
 	rte_mempool_free(small_pool);
-	rte_eal_cleanup();
+	vf_runtime_stop();
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include "vf_runtime.h"
 #include "virtio_rxtx.h"
 #include "vdev_emu.h"
 #include "vdev_emu_packed.h"
@@ -163,16 +164,13 @@ static uint64_t run_rx(bool packed, bool in_order, unsigned rounds)
 
 int main(int argc, char **argv)
 {
-	char prefix[64];
-	char *eal[] = { argv[0], "--no-huge", "-m", "128", "--no-pci", "--no-shconf",
-			"-l", "0", "--log-level=*:error", "--no-telemetry", "--file-prefix",
-			prefix, NULL };
+	struct vf_runtime_opts o = { .tool = "vioperf", .lcores = "0", .main_lcore = -1,
+				     .eal_args = "--no-shconf --no-telemetry", .mem_mb = 128 };
 	unsigned rounds = argc > 1 ? (unsigned)atoi(argv[1]) : 20000;
 	bool packed = argc > 2 && strcmp(argv[2], "packed") == 0;
 	bool io = argc > 3 && atoi(argv[3]) != 0;
 
-	snprintf(prefix, sizeof(prefix), "vioperf_%d", (int)getpid());
-	if (rte_eal_init(12, eal) < 0)
+	if (vf_runtime_start(&o))
 		return 1;
 	pool = rte_pktmbuf_pool_create("perf", 4095, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 				       (int)rte_socket_id());
@@ -182,6 +180,6 @@ int main(int argc, char **argv)
 	       (unsigned long long)run_tx(packed, io, rounds),
 	       (unsigned long long)run_rx(packed, io, rounds));
 	rte_mempool_free(pool);
-	rte_eal_cleanup();
+	vf_runtime_stop();
 	return 0;
 }

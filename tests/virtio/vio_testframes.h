@@ -13,21 +13,24 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include "vf_runtime.h"
+
 #include "virtio_rxtx.h"
 
 /* The tests' mbuf pool (vt_eal_pool creates it, vt_frame draws on it). */
 static struct rte_mempool *pool;
 
-/* EAL without hugepages or PCI, and the tests' pool; NULL on failure. */
+/* The EAL as our tools start it (vf_runtime.c: no PCI, hugepages only
+ * where usable, a file prefix of the tag's; vf_runtime_stop() removes its
+ * runtime folder, which rte_eal_cleanup() leaves), and the tests' pool;
+ * NULL on failure. */
 static inline struct rte_mempool *vt_eal_pool(char *argv0, const char *tag)
 {
-	char prefix[64];
-	char *eal[] = { argv0, "--no-huge", "-m", "128", "--no-pci", "--no-shconf",
-			"-l", "0", "--log-level=*:error", "--no-telemetry", "--file-prefix",
-			prefix, NULL };
+	struct vf_runtime_opts o = { .tool = tag, .lcores = "0", .main_lcore = -1,
+				     .eal_args = "--no-shconf --no-telemetry", .mem_mb = 128 };
 
-	snprintf(prefix, sizeof(prefix), "%s_%d", tag, (int)getpid());
-	if (rte_eal_init(12, eal) < 0) {
+	(void)argv0;
+	if (vf_runtime_start(&o)) {
 		fprintf(stderr, "EAL init failed\n");
 		return NULL;
 	}

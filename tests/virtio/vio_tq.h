@@ -125,7 +125,7 @@ static inline int vt_run_group(char *argv0, const char *tag,
 	int rc = _cmocka_run_group_tests("tests", tests, n, NULL, NULL);
 
 	rte_mempool_free(pool);
-	rte_eal_cleanup();
+	vf_runtime_stop();
 	return rc;
 }
 
