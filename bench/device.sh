@@ -15,19 +15,28 @@
 #                       a side (bench/loopbench.py's QUEUES layout),
 #                         memif   memif.sh: dpdk<->dpdk, ours<->ours and
 #                                 ours<->dpdk (memifctl server, testpmd client)
-#                         vhost   vloop.sh packed-io: dpdk<->dpdk, ours<->ours
 #                         measure measure_cost.sh memif: nullgen --fwd measure
 #                                 against the vfwd mac loop through memifctl
-#                       in that order (Q=1 first: every ratio needs it),
-#                       each step skipped when the BUDGET seconds left are
-#                       fewer than its estimate.  Each step's report goes to
-#                       $OUT/NAME-qQ.txt (bench/out/ without $OUT), the
-#                       device's lscpu to $OUT/lscpu.txt.
+#                         vhost   vloop.sh packed-io: dpdk<->dpdk, ours<->ours
+#                       in that order (Q=1 first: every ratio needs it);
+#                       then, once, if STEPS names it,
+#                         search  search.sh: ROUNDS default searches in a row
+#                                 against memifctl and testpmd net_memif on
+#                                 cores of their own (the repeatability row)
+#                       Each step is skipped when the BUDGET seconds left
+#                       are fewer than its estimate.  Each step's report
+#                       goes to $OUT/NAME-qQ.txt (search: $OUT/search.txt;
+#                       bench/out/ without $OUT), the device's lscpu to
+#                       $OUT/lscpu.txt.
 #
-# env (run): QLIST ("1 2 4 6"), ROUNDS (3), DURATION (1 s), BUDGET (540 s),
-#            STEPS ("memif vhost measure")
-# Tried on the 2-core machine with QLIST=1 (the only Q it has cores for):
-# see bench/RESULTS.md, 2026-12-07 (third session).
+# env (run): QLIST ("1 2 4"), ROUNDS (5), DURATION (1 s), BUDGET (560 s),
+#            STEPS ("memif measure vhost")
+# The device's 15 minutes hold two such commands and their start: the
+# default set (about 600 s of estimates: the last step may be skipped),
+# then `STEPS=search bench/device.sh run` (two devices, 5 searches each).
+# Tried on the 2-core machine with QLIST=1 (the only Q it has cores for)
+# and STEPS=search ROUNDS=1: see bench/RESULTS.md, 2026-12-07 (third
+# session).
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -53,22 +62,25 @@ run() {
     out=${OUT:-bench/out}
     mkdir -p "$out"
     lscpu > "$out/lscpu.txt" 2>&1 || true
-    export VF_BUILD=.bundle/build VF_POLL_LOCKED=1 ROUNDS="${ROUNDS:-3}" DURATION="${DURATION:-1}" \
+    export VF_BUILD=.bundle/build VF_POLL_LOCKED=1 ROUNDS="${ROUNDS:-5}" DURATION="${DURATION:-1}" \
         WARMUP=1 LINKWAIT=2 INFLIGHT=256
-    budget=${BUDGET:-540}
+    budget=${BUDGET:-560}
+    steps=${STEPS:-memif measure vhost}
     start=$(date +%s)
     ncpu=$(nproc)
-    # rough seconds per step and Q at 3 rounds of 1 s (starts and stops included)
-    for q in ${QLIST:-1 2 4 6}; do
+    # rough seconds per step and Q, per round of 1 s (starts and stops
+    # included; measured here with one queue)
+    for q in ${QLIST:-1 2 4}; do
         if [ "$q" -gt 1 ] && [ $((2 * q + 2)) -gt "$ncpu" ]; then
             echo "Q=$q: needs $((2 * q + 2)) CPUs, $ncpu here: skipped" | tee -a "$out/skipped.txt"
             continue
         fi
-        for step in ${STEPS:-memif vhost measure}; do
+        for step in $steps; do
             case $step in
-            memif) est=70 ;;
-            vhost) est=50 ;;
-            measure) est=40 ;;
+            memif) est=$((19 * ROUNDS)) ;;
+            vhost) est=$((14 * ROUNDS)) ;;
+            measure) est=$((7 * ROUNDS)) ;;
+            search) continue ;;
             *) echo "unknown step $step" >&2; exit 1 ;;
             esac
             left=$((budget - ($(date +%s) - start)))
@@ -90,6 +102,19 @@ run() {
             grep -E "^(memif|packed-io) |^  memif" "$f" || tail -3 "$f"
         done
     done
+    case " $steps " in
+    *" search "*)
+        left=$((budget - ($(date +%s) - start)))
+        if [ "$left" -lt $((80 * ROUNDS)) ]; then
+            echo "search: ${left} s left, about $((80 * ROUNDS)) needed: skipped" | tee -a "$out/skipped.txt"
+        else
+            t0=$(date +%s)
+            DUTS="memifctl testpmd-memif" timeout "$left" bench/search.sh > "$out/search.txt" 2>&1 ||
+                echo "exit $?" >> "$out/search.txt"
+            echo "search: $(($(date +%s) - t0)) s"
+            tail -12 "$out/search.txt"
+        fi ;;
+    esac
     echo "total $(($(date +%s) - start)) s"
 }
 

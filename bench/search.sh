@@ -8,7 +8,11 @@
 # Devices (DUTS): memifctl (memif, mac reflector), testpmd-memif
 # (dpdk-testpmd net_memif server, macswap), vhostd (our virtio_user), and
 # testpmd-vhost (dpdk-testpmd net_vhost, macswap).  One forwarding core
-# per side: the device on lcore 1, nullgen on lcore 0.  Rounds interleave
+# per side: on two CPUs the device on lcore 1, nullgen on lcore 0, each
+# main thread on the other's core; with 4 CPUs or more, cores of their
+# own (the device: main 0, forwarding 1; nullgen: main 2, forwarding 3),
+# so that neither process's main thread preempts the other's forwarding
+# (the "dedicated cores" row of the target).  Rounds interleave
 # the devices.  A fresh device per search.
 #
 #   bench/search.sh     env: ROUNDS (5), DUTS ("memifctl testpmd-memif"),
@@ -36,8 +40,12 @@ from benchlib import stop
 NULLGEN, MEMIFCTL, VHOSTD = os.environ["NULLGEN"], os.environ["MEMIFCTL"], os.environ["VHOSTD"]
 ROUNDS, DUTS = int(os.environ["ROUNDS"]), os.environ["DUTS"].split()
 ARGS, METHOD = os.environ["ARGS"].split(), os.environ["METHOD"]
-DUT_CORES = ["-l", "0-1", "--main-lcore", "0"]
-GEN_CORES = ["-l", "0-1", "--main-lcore", "1"]
+if (os.cpu_count() or 1) >= 4:
+    DUT_CORES = ["-l", "0-1", "--main-lcore", "0"]	# forwards on 1
+    GEN_CORES = ["-l", "2-3", "--main-lcore", "2"]	# forwards on 3
+else:
+    DUT_CORES = ["-l", "0-1", "--main-lcore", "0"]	# forwards on 1
+    GEN_CORES = ["-l", "0-1", "--main-lcore", "1"]	# forwards on 0
 TP_EAL = ["--no-huge", "-m", "1024", "--no-pci", "--log-level=*:error"]
 live, seq = [], [0]
 
