@@ -2,7 +2,6 @@
  * /ethdev/... does not see them): /vfwd/ports, /vfwd/port_stats,ID (the
  * counter names of /ethdev/stats), /vfwd/fwd_stats and
  * /vfwd/stream_stats,ID (the keys of our JSON's streams). */
-#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include <rte_telemetry.h>
 
 #include "vf_fwd.h"
+#include "vf_parse.h"
 #include "vf_port.h"
 #include "vf_stats.h"
 #include "vf_telemetry.h"
@@ -76,10 +76,9 @@ static uint64_t col_u64(const struct vf_col *c, const struct vf_stream_row *row)
 static int tel_fwd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct vf_table *t = &vf_stream_table;
-	uint64_t sum[16] = { 0 };
+	struct vf_stream_row tot = { 0 };
 	unsigned int n;
 
-	RTE_BUILD_BUG_ON(sizeof(struct vf_stream_row) / sizeof(uint64_t) > RTE_DIM(sum));
 	/* DPDK's telemetry thread: the table may change under a port attach
 	 * or detach (the session lock is above us) */
 	vf_fwd_streams_lock();
@@ -88,16 +87,19 @@ static int tel_fwd_stats(const char *cmd, const char *params, struct rte_tel_dat
 		struct vf_stream_row row;
 
 		vf_stats_stream_row(vf_fwd_stream(i), &row);
-		for (unsigned int c = 0; c < t->n && c < RTE_DIM(sum); c++)
-			if (col_is_counter(&t->cols[c]))
-				sum[c] += col_u64(&t->cols[c], &row);
+		for (unsigned int c = 0; c < t->n; c++)
+			if (col_is_counter(&t->cols[c])) {
+				uint64_t v = col_u64(&t->cols[c], &tot) + col_u64(&t->cols[c], &row);
+
+				memcpy((char *)&tot + t->cols[c].off, &v, sizeof(v));
+			}
 	}
 	vf_fwd_streams_unlock();
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "streams", n);
-	for (unsigned int c = 0; c < t->n && c < RTE_DIM(sum); c++)
+	for (unsigned int c = 0; c < t->n; c++)
 		if (col_is_counter(&t->cols[c]))
-			rte_tel_data_add_dict_u64(d, t->cols[c].key, sum[c]);
+			rte_tel_data_add_dict_u64(d, t->cols[c].key, col_u64(&t->cols[c], &tot));
 	rte_tel_data_add_dict_int(d, "running", vf_fwd_running());
 	return 0;
 }
@@ -107,14 +109,9 @@ static int tel_stream_stats(const char *cmd, const char *params, struct rte_tel_
 {
 	const struct vf_table *t = &vf_stream_table;
 	struct vf_stream_row row;
-	unsigned long id;
-	char *end;
+	uint64_t id;
 
-	if (!params || !*params)
-		return -1;
-	errno = 0;
-	id = strtoul(params, &end, 10);
-	if (*end || errno || params[0] == '-')
+	if (vf_parse_u64(params, 0, VF_MAX_STREAMS, &id))
 		return -1;
 	vf_fwd_streams_lock();
 	if (id >= vf_fwd_nb_streams()) {
