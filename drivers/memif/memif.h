@@ -10,7 +10,7 @@
  *
  * Calls go one way, top down: memif_port.c -> memif_socket.c (sockets,
  * control loop) -> memif_msg.c (messages) -> memif_if.c (regions, queues)
- * -> memif_rxtx.c, memif_zc.c (data path).  A lower file that must close a
+ * -> memif_rxtx.c, memif_inplace.c, memif_zc.c (data path).  A lower file that must close a
  * connection does it through memif_conn.drop. */
 #ifndef MEMIF_H
 #define MEMIF_H
@@ -344,6 +344,9 @@ void memif_queue_reclaim(struct memif_queue *q);
 int memif_zc_check(struct rte_mempool *pool, char *why, size_t len);
 /* Re-initialises a queue's private indices for a new connection. */
 void memif_queue_reset(struct memif_queue *q);
+
+/* memif_inplace.c: frames in place (vf_port.h), copy mode, per role. */
+extern const struct vf_slot_ops memif_slots_client, memif_slots_server;
 
 /* memif_intr.c: the port's rx notifications (vf_driver.rx_intr_arm). */
 struct vf_port;

@@ -253,12 +253,15 @@ static int memif_start(struct vf_port *port)
 	if (mif->cfg.server) {
 		port->rx_burst = memif_rx_server;
 		port->tx_burst = memif_tx_server;
+		port->slots = &memif_slots_server;
 	} else if (mif->zc) {
 		port->rx_burst = memif_rx_client_zc;
 		port->tx_burst = memif_tx_client_zc;
+		port->slots = NULL;	/* the buffers are mbufs already */
 	} else {
 		port->rx_burst = memif_rx_client;
 		port->tx_burst = memif_tx_client;
+		port->slots = &memif_slots_client;
 	}
 	vf_ctl_start();
 	/* No wait for the handshake: a server that accepts and never answers

@@ -154,6 +154,12 @@ uint16_t vf_fwd_gen_budget(struct vf_stream *fs)
 	return n;
 }
 
+void vf_fwd_gen_unspend(struct vf_stream *fs, uint16_t n)
+{
+	if (__atomic_load_n(&fs->tb_rate, __ATOMIC_RELAXED))
+		fs->tb_tokens += (uint64_t)n * rte_get_tsc_hz();	/* capped at the next budget */
+}
+
 /* A mix with frames longer than a segment: each frame whole in the
  * scratch buffer, then copied into its segments; the burst's tails come
  * from the pool at once, or the burst is dropped. */

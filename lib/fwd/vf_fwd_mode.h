@@ -33,6 +33,9 @@ static inline void fwd_tx(struct vf_stream *fs, struct rte_mbuf **pkts, uint16_t
 /* Generators (txonly, flowgen, --tx-first): how many packets this burst may
  * carry under --rate and --count. */
 uint16_t vf_fwd_gen_budget(struct vf_stream *fs);
+/* Gives back n packets of the last budget that the port had no room for
+ * (--count is the caller's: it subtracts only what went). */
+void vf_fwd_gen_unspend(struct vf_stream *fs, uint16_t n);
 /* Allocates n mbufs and fills them with the stream's next frames (lengths
  * of the --txpkts mix, flows of --flow-* and --flows, vf_frames.h);
  * returns how many were allocated (0 or n).  Does not touch --count: the

@@ -45,31 +45,39 @@ static void core_reset(struct meas_core *c, uint8_t epoch)
 	}
 }
 
-/* The next frame of the stream's lengths and flows (vf_frames.h: the
- * IPv4 checksum and the UDP checksum's sum of all but the stamp kept word
- * by word, RFC 1624), the stamp's flow, epoch and sequence number; returns
- * the UDP checksum's sum of everything but the TSC, which the second pass
- * adds. */
+/* The next frame of the stream's lengths and flows into f (vf_frames.h:
+ * the IPv4 checksum and the UDP checksum's sum of all but the stamp kept
+ * word by word, RFC 1624), the stamp's flow, epoch and sequence number;
+ * returns the UDP checksum's sum of everything but the TSC, which the
+ * second pass adds. */
+static inline uint64_t fill_frame(struct meas_tx *t, uint8_t *f, uint16_t *lenp, uint8_t epoch)
+{
+	uint32_t flow, sum, fe;
+	uint16_t len = vf_frames_next(&t->fr, f, &flow, &sum);
+	uint64_t seq = t->seq++;
+	uint8_t *st = f + t->fr.payload_off;	/* the stamp: after the UDP header */
+
+	*lenp = len;
+	fe = (flow & 0xffffff) | (uint32_t)epoch << 24;
+	memcpy(st + 4, &fe, 4);
+	memcpy(st + 8, &seq, 8);
+	/* each term below 2^32 and a handful of them: no carry out of 64 bits */
+	return (uint64_t)sum + fe + (uint32_t)seq + (seq >> 32);
+}
+
+/* fill_frame into an mbuf; a jumbo frame into its segments (the stamp
+ * stays in the first, where stamp_one writes the TSC and the checksum). */
 static inline uint64_t fill_one(struct meas_tx *t, struct rte_mbuf *m, uint8_t epoch)
 {
 	uint8_t *f = unlikely(t->scratch != NULL) ? t->scratch : rte_pktmbuf_mtod(m, uint8_t *);
-	uint8_t *d = f;
-	uint32_t flow, sum, fe;
-	uint16_t len = vf_frames_next(&t->fr, d, &flow, &sum);
-	uint64_t seq = t->seq++;
+	uint16_t len;
+	uint64_t psum = fill_frame(t, f, &len, epoch);
 
 	m->data_len = len;
 	m->pkt_len = len;
-	fe = (flow & 0xffffff) | (uint32_t)epoch << 24;
-	d += t->fr.payload_off;		/* the stamp: after the UDP header */
-	memcpy(d + 4, &fe, 4);
-	memcpy(d + 8, &seq, 8);
-	/* a jumbo frame into its segments; the stamp stays in the first,
-	 * where stamp_one writes the TSC and the checksum */
 	if (unlikely(t->scratch != NULL))
 		t->tails_used += vf_chain_fill(m, f, len, t->seg, t->tails + t->tails_used);
-	/* each term below 2^32 and a handful of them: no carry out of 64 bits */
-	return (uint64_t)sum + fe + (uint32_t)seq + (seq >> 32);
+	return psum;
 }
 
 /* Second pass, right before the tx burst: the TSC and the checksum.  st:
@@ -129,6 +137,50 @@ static void tx_restart(struct meas_tx *t, uint8_t epoch)
 	t->block_start = 0;
 }
 
+/* The burst built straight in the tx port's buffers (vf_port.h, struct
+ * vf_slot_ops): no mbuf and no second copy.  n frames of budget; what the
+ * ring has no room for goes back to the budget (the mbuf path keeps such
+ * frames pending instead: the same load either way).  false: the port
+ * cannot take this burst in place, the mbuf path sends it. */
+static bool tx_inplace(struct vf_stream *fs, struct meas_tx *t, const struct vf_slot_ops *ops,
+		       uint16_t n)
+{
+	struct vf_slot s[VF_MAX_BURST];
+	void *q = fs->tx_port->txq[fs->tx_queue];
+	bool other = false;
+	uint16_t got = ops->tx_get(q, s, n, t->fr.tmpl_len, &other);
+	uint64_t tsc;
+
+	if (unlikely(other))
+		return false;
+	if (got < n) {
+		vf_fwd_gen_unspend(fs, n - got);
+		if (!t->block_start)
+			t->block_start = rte_rdtsc();
+		if (!got)
+			return true;
+	}
+	for (uint16_t i = 0; i < got; i++) {
+		uint16_t len;
+
+		t->psum[i] = fill_frame(t, s[i].data, &len, t->epoch);
+		s[i].len = len;
+	}
+	tsc = rte_rdtsc();	/* as late as the mbuf path's: right before the hand-over */
+	for (uint16_t i = 0; i < got; i++)
+		stamp_one(s[i].data + t->fr.payload_off, t->psum[i], tsc);
+	ops->tx_put(q, s, got);
+	if (fs->cfg->count)
+		fs->gen_left -= got;
+	vf_ctr_add(fs->tx_packets, got);
+	vf_ctr_add(t->sent, got);
+	if (got == n && t->block_start) {
+		vf_ctr_add(t->blocked, tsc - t->block_start);
+		t->block_start = 0;
+	}
+	return true;
+}
+
 static void tx_burst(struct vf_stream *fs, struct meas_tx *t)
 {
 	uint16_t n, k;
@@ -140,6 +192,12 @@ static void tx_burst(struct vf_stream *fs, struct meas_tx *t)
 	n = vf_fwd_gen_budget(fs);
 	if (!n)
 		return;
+	{
+		const struct vf_slot_ops *ops = fs->tx_port->slots;
+
+		if (ops && !(fs->tx_port->capture & VF_CAP_TX) && tx_inplace(fs, t, ops, n))
+			return;
+	}
 	/* The frames that came back first: their mbufs are ours, hot in the
 	 * cache, and one pool get and put fewer per frame than a fresh one. */
 	k = n < t->nspare ? n : t->nspare;
@@ -240,21 +298,76 @@ static inline void rec_run(struct meas_rec *r, uint64_t tsc, uint64_t now, uint3
 		vf_ctr_set(r->rx_port, rx_port);
 }
 
+/* Received frames of one burst in a row of one stream and one TSC: the
+ * current run, closed into the records when another begins. */
+struct rx_run {
+	struct meas_rec *rec;
+	uint64_t tsc;
+	uint32_t n;
+};
+
+static inline void run_close(struct rx_run *run, uint64_t now, uint16_t rx_port)
+{
+	if (run->n)
+		rec_run(run->rec, run->tsc, now, run->n, rx_port);
+	run->n = 0;
+}
+
+/* One received frame of len bytes at d (checked, then counted); d may be a
+ * peer's shared buffer: the parse bounds every read by len, a local. */
+static inline void rx_one(struct meas_core *c, struct rx_run *run, const uint8_t *d, uint32_t len,
+			  uint64_t now, uint16_t rx_port, uint32_t nflows)
+{
+	struct vf_stamp s;
+	enum vf_stamp_result res = vf_stamp_parse_fast(d, len, &s);
+	struct meas_rec *r;
+
+	if (unlikely(res != VF_STAMP_OK)) {
+		if (res == VF_STAMP_FOREIGN)
+			vf_ctr_add(c->foreign, 1);
+		else
+			vf_ctr_add(c->corrupt, 1);
+		return;
+	}
+	if (unlikely(s.stream >= c->nrec || s.flow >= nflows)) {
+		vf_ctr_add(c->corrupt, 1);
+		return;
+	}
+	if (unlikely(s.epoch != c->epoch)) {
+		run_close(run, now, rx_port);	/* a clear resets the records: close the run first */
+		core_sync(c);	/* a clear this core has not seen yet */
+		if (s.epoch != c->epoch) {
+			vf_ctr_add(c->stale, 1);
+			return;
+		}
+	}
+	r = &c->rec[s.stream];
+	if (unlikely(s.seq >= r->seq.next + SEQ_SANE)) {
+		vf_ctr_add(c->corrupt, 1);
+		return;
+	}
+	vf_seq_add(&r->seq, s.seq);
+	if (likely(r == run->rec && s.tsc == run->tsc && run->n)) {
+		run->n++;
+		return;
+	}
+	run_close(run, now, rx_port);
+	run->rec = r;
+	run->tsc = s.tsc;
+	run->n = 1;
+}
+
 static void rx_account(struct meas_core *c, struct rte_mbuf **pkts, uint16_t n,
 		       uint16_t rx_port, uint32_t nflows)
 {
-	uint64_t now = rte_rdtsc() & VF_STAMP_TSC_MASK, run_tsc = 0;
-	struct meas_rec *run = NULL;
-	uint32_t run_n = 0;
+	uint64_t now = rte_rdtsc() & VF_STAMP_TSC_MASK;
+	struct rx_run run = { .n = 0 };
 	uint8_t buf[MAX_FRAME];
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 		uint32_t len = m->data_len;
-		struct vf_stamp s;
-		enum vf_stamp_result res;
-		struct meas_rec *r;
 
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
@@ -266,47 +379,35 @@ static void rx_account(struct meas_core *c, struct rte_mbuf **pkts, uint16_t n,
 				len = m->pkt_len;
 			}
 		}
-		res = vf_stamp_parse_fast(d, len, &s);
-		if (unlikely(res != VF_STAMP_OK)) {
-			if (res == VF_STAMP_FOREIGN)
-				vf_ctr_add(c->foreign, 1);
-			else
-				vf_ctr_add(c->corrupt, 1);
-			continue;
-		}
-		if (unlikely(s.stream >= c->nrec || s.flow >= nflows)) {
-			vf_ctr_add(c->corrupt, 1);
-			continue;
-		}
-		if (unlikely(s.epoch != c->epoch)) {
-			if (run_n) {	/* a clear resets the records: close the run first */
-				rec_run(run, run_tsc, now, run_n, rx_port);
-				run_n = 0;
-			}
-			core_sync(c);	/* a clear this core has not seen yet */
-			if (s.epoch != c->epoch) {
-				vf_ctr_add(c->stale, 1);
-				continue;
-			}
-		}
-		r = &c->rec[s.stream];
-		if (unlikely(s.seq >= r->seq.next + SEQ_SANE)) {
-			vf_ctr_add(c->corrupt, 1);
-			continue;
-		}
-		vf_seq_add(&r->seq, s.seq);
-		if (likely(r == run && s.tsc == run_tsc)) {
-			run_n++;
-			continue;
-		}
-		if (run_n)
-			rec_run(run, run_tsc, now, run_n, rx_port);
-		run = r;
-		run_tsc = s.tsc;
-		run_n = 1;
+		rx_one(c, &run, d, len, now, rx_port, nflows);
 	}
-	if (run_n)
-		rec_run(run, run_tsc, now, run_n, rx_port);
+	run_close(&run, now, rx_port);
+}
+
+/* The rx burst read where the port's peer put it (vf_port.h, struct
+ * vf_slot_ops; the driver prefetched each frame).  false: the next frame
+ * cannot be read in place, the mbuf burst takes it. */
+static bool rx_inplace(struct vf_stream *fs, struct meas_tx *t, const struct vf_slot_ops *ops)
+{
+	struct vf_slot s[VF_MAX_BURST];
+	void *q = fs->rx_port->rxq[fs->rx_queue];
+	bool other = false;
+	uint16_t n = ops->rx_get(q, s, fs->burst, &other);
+
+	if (unlikely(other))
+		return false;
+	vf_ctr_add(fs->rx_bursts[n], 1);
+	vf_ctr_add(fs->rx_packets, n);
+	if (n) {
+		uint64_t now = rte_rdtsc() & VF_STAMP_TSC_MASK;
+		struct rx_run run = { .n = 0 };
+
+		for (uint16_t i = 0; i < n; i++)
+			rx_one(t->core, &run, s[i].data, s[i].len, now, fs->rx_port->id, t->nflows);
+		run_close(&run, now, fs->rx_port->id);
+		ops->rx_put(q, s, n);
+	}
+	return true;
 }
 
 static void measure_fwd(struct vf_stream *fs)
@@ -339,6 +440,12 @@ static void measure_fwd(struct vf_stream *fs)
 			t->block_start = 0;
 		}
 		release_pending(fs, t);
+	}
+	{
+		const struct vf_slot_ops *ops = fs->rx_port->slots;
+
+		if (ops && !(fs->rx_port->capture & VF_CAP_RX) && rx_inplace(fs, t, ops))
+			return;
 	}
 	n = fwd_rx(fs, pkts);
 	if (n) {

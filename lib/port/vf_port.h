@@ -41,6 +41,35 @@ enum vf_rx_mode { VF_RX_POLL, VF_RX_INTERRUPT, VF_RX_ADAPTIVE };
 typedef uint16_t (*vf_rx_burst_t)(void *rxq, struct rte_mbuf **pkts, uint16_t n);
 typedef uint16_t (*vf_tx_burst_t)(void *txq, struct rte_mbuf **pkts, uint16_t n);
 
+/* Frames in the port's own buffers, for a mode that writes and reads every
+ * byte itself (measure): it builds its frames straight in the ring's
+ * buffers and reads received ones where they lie, with no mbuf and no copy
+ * on our side.  Optional; a driver that has them points port->slots at
+ * them while started (memif in copy mode).  Only the core that polls the
+ * queue calls them, and the caller uses the bursts while a capture runs.
+ *   tx_get: up to n free buffers of at least room bytes each, in ring
+ *           order; the caller writes a frame into each of the first k and
+ *           hands them over with tx_put(k, lengths in s[].len) before its
+ *           next call on the queue; the others stay free.
+ *   rx_get: up to n received frames, each whole in one buffer (data and
+ *           len checked against the port's memory); all of them go back
+ *           with rx_put before the next call.  The peer may still write
+ *           into shared buffers: the reader bounds every access by len.
+ * Both return 0 and set *other when the next buffer or frame cannot be
+ * done in place (a chained or bad descriptor, a buffer below room): the
+ * caller moves that burst with the mbuf bursts, which handle everything. */
+struct vf_slot {
+	uint8_t *data;
+	uint32_t len;
+};
+
+struct vf_slot_ops {
+	uint16_t (*tx_get)(void *txq, struct vf_slot *s, uint16_t n, uint32_t room, bool *other);
+	void (*tx_put)(void *txq, const struct vf_slot *s, uint16_t k);
+	uint16_t (*rx_get)(void *rxq, struct vf_slot *s, uint16_t n, bool *other);
+	void (*rx_put)(void *rxq, const struct vf_slot *s, uint16_t n);
+};
+
 /* Counter names follow DPDK telemetry's /ethdev/stats. */
 struct vf_port_stats {
 	uint64_t ipackets, opackets, ibytes, obytes;
@@ -137,6 +166,7 @@ struct vf_port {
 	char spec[VF_DEVARGS_STR_MAX];
 	const struct vf_driver *drv;
 	void *priv;
+	const struct vf_slot_ops *slots;	/* in-place frames (above); NULL: none */
 	struct vf_port_conf conf;
 	uint16_t max_rxq, max_txq;	/* driver limits, default VF_MAX_QUEUES */
 	uint8_t mac[6];
