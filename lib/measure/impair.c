@@ -10,6 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "vf_ctr.h"
+
 #define KEYS "loss, loss-every, seed, dup, reorder, delay, jitter, rate, limit"
 
 const char *const vf_impair_counter_names[] = {
@@ -371,7 +373,7 @@ static void enqueue(struct vf_impair *im, void *p, uint64_t now, const struct vf
 
 	if (im->tail - im->head >= im->limit) {
 		drop[(*nd)++] = p;
-		im->c.dropped_overflow++;
+		vf_ctr_add(im->c.dropped_overflow, 1);
 		return;
 	}
 	if (im->rate) {
@@ -403,7 +405,7 @@ static void enqueue(struct vf_impair *im, void *p, uint64_t now, const struct vf
 	im->last_release = t;
 	im->ring[im->tail & im->mask] = (struct vf_impair_ent){ p, t };
 	im->tail++;
-	im->c.delayed++;
+	vf_ctr_add(im->c.delayed, 1);
 }
 
 static inline void emit(struct vf_impair *im, void *p, uint64_t now, const struct vf_impair_ops *ops,
@@ -421,23 +423,23 @@ unsigned int vf_impair_input(struct vf_impair *im, void **pkts, unsigned int n, 
 {
 	unsigned int no = 0, nd = 0;
 
-	im->c.rx += n;
+	vf_ctr_add(im->c.rx, n);
 	for (unsigned int i = 0; i < n; i++) {
 		unsigned int f = vf_impair_decide(im), nu = 1;
 		void *unit[2] = { pkts[i], NULL };
 
 		if (f & VF_IMPAIR_LOSS) {
 			drop[nd++] = pkts[i];
-			im->c.dropped_loss++;
+			vf_ctr_add(im->c.dropped_loss, 1);
 			continue;
 		}
 		if (f & VF_IMPAIR_DUP) {
 			unit[1] = ops && ops->copy ? ops->copy(pkts[i], ops->ctx) : NULL;
 			if (unit[1]) {
 				nu = 2;
-				im->c.duplicated++;
+				vf_ctr_add(im->c.duplicated, 1);
 			} else {
-				im->c.dup_failed++;
+				vf_ctr_add(im->c.dup_failed, 1);
 			}
 		}
 		/* Reorder: hold this one (with its copy) until the next passes. */
@@ -453,7 +455,7 @@ unsigned int vf_impair_input(struct vf_impair *im, void **pkts, unsigned int n, 
 			for (unsigned int u = 0; u < im->nheld; u++)
 				emit(im, im->held[u], now, ops, out, &no, drop, &nd);
 			im->nheld = 0;
-			im->c.reordered++;
+			vf_ctr_add(im->c.reordered, 1);
 		}
 	}
 	*ndrop = nd;
@@ -477,7 +479,7 @@ unsigned int vf_impair_due(const struct vf_impair *im, uint64_t now, void **out,
 void vf_impair_sent(struct vf_impair *im, unsigned int k)
 {
 	im->head += k;
-	im->c.tx += k;
+	vf_ctr_add(im->c.tx, k);
 }
 
 unsigned int vf_impair_flush(struct vf_impair *im, void **out, unsigned int max)
@@ -488,6 +490,6 @@ unsigned int vf_impair_flush(struct vf_impair *im, void **out, unsigned int max)
 		out[k++] = im->held[--im->nheld];
 	while (im->head != im->tail && k < max)
 		out[k++] = im->ring[im->head++ & im->mask].pkt;
-	im->c.flushed += k;
+	vf_ctr_add(im->c.flushed, k);
 	return k;
 }

@@ -8,6 +8,7 @@
 #include <rte_malloc.h>
 
 #include "vf_fwd_mode.h"
+#include "vf_ctr.h"
 #include "vf_impair.h"
 #include "vf_meas.h"
 
@@ -76,10 +77,10 @@ static void impair_fwd(struct vf_stream *fs)
 		uint16_t sent = no ? tx_bursts(fs, out, no) : 0;
 
 		vf_ctr_add(fs->tx_packets, sent);
-		im->c.tx += sent;
+		vf_ctr_add(im->c.tx, sent);
 		if (sent < no) {
 			vf_ctr_add(fs->fwd_dropped, no - sent);
-			im->c.tx_dropped += no - sent;
+			vf_ctr_add(im->c.tx_dropped, no - sent);
 			rte_pktmbuf_free_bulk((struct rte_mbuf **)out + sent, no - sent);
 		}
 		return;
@@ -135,8 +136,11 @@ static void impair_stats_clear(struct vf_stream *fs)
 {
 	struct impair_priv *ip = priv_of(fs);
 
-	if (ip)
-		ip->base = ip->im.c;
+	if (!ip)
+		return;
+	/* the core writes the counters meanwhile (vf_ctr.h), one at a time */
+	for (unsigned int i = 0; i < VF_IMPAIR_NB_COUNTERS; i++)
+		((uint64_t *)&ip->base)[i] = vf_ctr_read(((uint64_t *)&ip->im.c)[i]);
 }
 
 bool vf_fwd_impair_counters(const struct vf_stream *fs, struct vf_impair_counters *c)
@@ -150,7 +154,7 @@ bool vf_fwd_impair_counters(const struct vf_stream *fs, struct vf_impair_counter
 	cur = (const uint64_t *)&ip->im.c;
 	base = (const uint64_t *)&ip->base;
 	for (unsigned int i = 0; i < VF_IMPAIR_NB_COUNTERS; i++)
-		dst[i] = cur[i] - base[i];
+		dst[i] = vf_ctr_read(cur[i]) - base[i];
 	return true;
 }
 
