@@ -314,9 +314,12 @@ static inline void run_close(struct rx_run *run, uint64_t now, uint16_t rx_port)
 }
 
 /* One received frame of len bytes at d (checked, then counted); d may be a
- * peer's shared buffer: the parse bounds every read by len, a local. */
-static inline void rx_one(struct meas_core *c, struct rx_run *run, const uint8_t *d, uint32_t len,
-			  uint64_t now, uint16_t rx_port, uint32_t nflows)
+ * peer's shared buffer: the parse bounds every read by len, a local.
+ * Forced inline: with two callers GCC made it a call per frame, and
+ * measuring on null ports lost 10 % (16.4 -> 14.8 Mpps, 8 rounds). */
+static inline __attribute__((always_inline)) void
+rx_one(struct meas_core *c, struct rx_run *run, const uint8_t *d, uint32_t len, uint64_t now,
+       uint16_t rx_port, uint32_t nflows)
 {
 	struct vf_stamp s;
 	enum vf_stamp_result res = vf_stamp_parse_fast(d, len, &s);
