@@ -2,6 +2,7 @@
 memfd of its own (unsealed, so it can truncate it), and a server that
 receives the client's.  Only the few messages a handshake needs; rings and
 buffers are laid out as DPDK's client does (rings, then bsize buffers)."""
+import ctypes
 import mmap
 import os
 import socket
@@ -13,6 +14,13 @@ COOKIE = 0x3E31F20
 VERSION = 0x0200
 RING_HDR = 128
 DESC = 16
+
+
+def store16(buf, off, v):
+    """One 16-bit store, as a peer publishes a ring index: struct.pack_into
+    writes byte by byte, and the other side can read a torn index (255 ->
+    257 passes through 1, "head jumped beyond the ring")."""
+    ctypes.c_uint16.from_buffer(buf, off).value = v & 0xffff
 
 
 def ring_bytes(log2):
@@ -107,7 +115,7 @@ class Client:
         struct.pack_into("<HHIII", self.m, off, 0, 0, length, self.L.buf(ring, slot), 0)
 
     def _set_head(self, ring, v):
-        struct.pack_into("<H", self.m, self.L.ring(ring) + 6, v & 0xffff)
+        store16(self.m, self.L.ring(ring) + 6, v)
 
     def c2s_tail(self):
         return struct.unpack_from("<H", self.m, self.L.ring(0) + 64)[0]

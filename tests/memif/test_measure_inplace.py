@@ -16,7 +16,6 @@ hand over to them:
 Exact: every frame sent is received but the bad ones, which are exactly
 the lost; nothing foreign, corrupt or stale; the chained buffers and small
 posts really happened; the port's rx and tx counters match."""
-import ctypes
 import os
 import struct
 import sys
@@ -45,11 +44,6 @@ class Reflector(mp.Client):
         self.stats = {"frames": 0, "chains_out": 0, "chains_in": 0, "bad": 0,
                       "small_posts": 0, "overrun": 0}
         self.stop = False
-
-    def _set_head(self, ring, v):
-        # one 16-bit store: struct.pack_into writes byte by byte, and the
-        # server would read a torn index (255 -> 257 passes through 1)
-        ctypes.c_uint16.from_buffer(self.m, self.L.ring(ring) + HEAD).value = v & 0xffff
 
     def _u16(self, ring, off):
         return struct.unpack_from("<H", self.m, self.L.ring(ring) + off)[0]

@@ -2,6 +2,7 @@
 (unsealed, so it can shrink it) as its guest memory, sets up one queue pair
 (split or packed rings), transmits frames on vring 1 and posts receive
 buffers on vring 0.  No protocol features: the rings start enabled."""
+import ctypes
 import mmap
 import os
 import socket
@@ -19,6 +20,13 @@ HDR = 12			# virtio_net_hdr_mrg_rxbuf
 BUF = 2048
 VRING_DESC_F_WRITE = 2
 AVAIL, USED = 1 << 7, 1 << 15
+
+
+def store16(buf, off, v):
+    """One 16-bit store, as a driver publishes an index or a descriptor's
+    flags: struct.pack_into writes byte by byte, and the back-end could read
+    a torn value (255 -> 256 passes through 0)."""
+    ctypes.c_uint16.from_buffer(buf, off).value = v & 0xffff
 
 
 class FrontEnd:
@@ -86,7 +94,7 @@ class FrontEnd:
         if self.packed:
             fl = AVAIL | (VRING_DESC_F_WRITE if write else 0)
             struct.pack_into("<QIH", self.m, d, BASE + off, length, slot)
-            struct.pack_into("<H", self.m, d + 14, fl)	# flags last
+            store16(self.m, d + 14, fl)	# flags last, in one store
         else:
             struct.pack_into("<QIHH", self.m, d, BASE + off, length,
                              VRING_DESC_F_WRITE if write else 0, 0)
@@ -95,7 +103,7 @@ class FrontEnd:
 
     def _publish(self, q, idx):
         if not self.packed:
-            struct.pack_into("<H", self.m, self.ring_off(q) + 16 * N + 2, idx & 0xffff)
+            store16(self.m, self.ring_off(q) + 16 * N + 2, idx)
 
     def send_frames(self, k, size=60):
         """k <= N frames on vring 1, in the first lap (fault tests send few)."""
