@@ -21,6 +21,44 @@ static inline uint8_t *client_buf(const struct memif_queue *q, uint16_t s)
 	return q->region0 + q->buf_base + (uint64_t)(s & q->mask) * q->bsize;
 }
 
+/* The port's counters for k frames handed over or taken back. */
+static inline void count_slots(struct memif_queue *q, const struct vf_slot *s, uint16_t k)
+{
+	uint64_t bytes = 0;
+
+	for (uint16_t i = 0; i < k; i++)
+		bytes += s[i].len;
+	vf_ctr_add(q->pkts, k);
+	vf_ctr_add(q->bytes, bytes);
+}
+
+/* Hands k filled buffers to the peer.  The client writes whole
+ * descriptors (its own buffers) and moves head; the server writes only
+ * length and flags (the buffer stays where the client posted it, and each
+ * len is within what tx_get checked) and moves tail. */
+static inline void tx_put(struct memif_queue *q, const struct vf_slot *s, uint16_t k, bool server)
+{
+	uint16_t p = q->last;
+
+	if (k == 0)
+		return;
+	for (uint16_t i = 0; i < k; i++, p++) {
+		struct memif_desc *d = &q->ring->desc[p & q->mask];
+
+		if (!server) {
+			desc_set16(&d->region, 0);
+			desc_set32(&d->offset, q->buf_base + (uint32_t)(p & q->mask) * q->bsize);
+		}
+		desc_set32(&d->length, s[i].len);
+		desc_set16(&d->flags, 0);
+	}
+	q->last = p;
+	/* Release: descriptors and payload before the new index. */
+	vf_store_rel16(server ? &q->ring->tail : &q->ring->head, p);
+	notify_peer(q);
+	count_slots(q, s, k);
+}
+
 static uint16_t client_tx_get(void *qv, struct vf_slot *s, uint16_t n, uint32_t room, bool *other)
 {
 	struct memif_queue *q = qv;
@@ -51,27 +89,7 @@ static uint16_t client_tx_get(void *qv, struct vf_slot *s, uint16_t n, uint32_t 
 
 static void client_tx_put(void *qv, const struct vf_slot *s, uint16_t k)
 {
-	struct memif_queue *q = qv;
-	uint64_t bytes = 0;
-	uint16_t p = q->last;
-
-	if (k == 0)
-		return;
-	for (uint16_t i = 0; i < k; i++, p++) {
-		struct memif_desc *d = &q->ring->desc[p & q->mask];
-
-		desc_set16(&d->region, 0);
-		desc_set32(&d->offset, q->buf_base + (uint32_t)(p & q->mask) * q->bsize);
-		desc_set32(&d->length, s[i].len);
-		desc_set16(&d->flags, 0);
-		bytes += s[i].len;
-	}
-	q->last = p;
-	/* Release: descriptors and payload before the new head. */
-	vf_store_rel16(&q->ring->head, p);
-	notify_peer(q);
-	vf_ctr_add(q->pkts, k);
-	vf_ctr_add(q->bytes, bytes);
+	tx_put(qv, s, k, false);
 }
 
 static uint16_t client_rx_get(void *qv, struct vf_slot *s, uint16_t n, bool *other)
@@ -113,12 +131,8 @@ static uint16_t client_rx_get(void *qv, struct vf_slot *s, uint16_t n, bool *oth
 static void client_rx_put(void *qv, const struct vf_slot *s, uint16_t n)
 {
 	struct memif_queue *q = qv;
-	uint64_t bytes = 0;
 
-	for (uint16_t i = 0; i < n; i++)
-		bytes += s[i].len;
-	vf_ctr_add(q->pkts, n);
-	vf_ctr_add(q->bytes, bytes);
+	count_slots(q, s, n);
 	/* Relaxed: memif_if_drain() watches it from the control thread. */
 	__atomic_store_n(&q->last, (uint16_t)(q->last + n), __ATOMIC_RELAXED);
 	memif_client_refill(q);
@@ -170,27 +184,7 @@ static uint16_t server_tx_get(void *qv, struct vf_slot *s, uint16_t n, uint32_t 
 
 static void server_tx_put(void *qv, const struct vf_slot *s, uint16_t k)
 {
-	struct memif_queue *q = qv;
-	uint64_t bytes = 0;
-	uint16_t p = q->last;
-
-	if (k == 0)
-		return;
-	/* Only length and flags are ours to write: the buffer stays where the
-	 * client posted it (and each len is within what tx_get checked). */
-	for (uint16_t i = 0; i < k; i++, p++) {
-		struct memif_desc *d = &q->ring->desc[p & q->mask];
-
-		desc_set32(&d->length, s[i].len);
-		desc_set16(&d->flags, 0);
-		bytes += s[i].len;
-	}
-	q->last = p;
-	/* Release: the filled buffers and descriptors before tail. */
-	vf_store_rel16(&q->ring->tail, p);
-	notify_peer(q);
-	vf_ctr_add(q->pkts, k);
-	vf_ctr_add(q->bytes, bytes);
+	tx_put(qv, s, k, true);
 }
 
 static uint16_t server_rx_get(void *qv, struct vf_slot *s, uint16_t n, bool *other)
@@ -230,14 +224,10 @@ static uint16_t server_rx_get(void *qv, struct vf_slot *s, uint16_t n, bool *oth
 static void server_rx_put(void *qv, const struct vf_slot *s, uint16_t n)
 {
 	struct memif_queue *q = qv;
-	uint64_t bytes = 0;
 
 	if (n == 0)
 		return;
-	for (uint16_t i = 0; i < n; i++)
-		bytes += s[i].len;
-	vf_ctr_add(q->pkts, n);
-	vf_ctr_add(q->bytes, bytes);
+	count_slots(q, s, n);
 	/* Relaxed: memif_if_drain() watches it from the control thread. */
 	__atomic_store_n(&q->last, (uint16_t)(q->last + n), __ATOMIC_RELAXED);
 	/* Release: we are done reading those slots and their buffers. */
