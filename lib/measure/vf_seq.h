@@ -52,19 +52,19 @@ static inline enum vf_seq_kind vf_seq_add(struct vf_seq *s, uint64_t seq)
 		if (seq - s->next >= VF_SEQ_WIN) {
 			memset(s->win, 0, sizeof(s->win));
 		} else {
-			/* counted, not compared: seq may be the largest number */
+			/* A word at a time (a burst that arrives backwards jumps
+			 * 31 ahead every 32 frames); counted, not compared: seq
+			 * may be the largest number. */
 			uint64_t q = s->next, left = seq - s->next + 1;
 
 			while (left) {
-				if (q % 64 == 0 && left >= 64) {
-					s->win[(q / 64) % VF_SEQ_WORDS] = 0;
-					q += 64;
-					left -= 64;
-				} else {
-					s->win[(q / 64) % VF_SEQ_WORDS] &= ~(1ull << (q % 64));
-					q++;
-					left--;
-				}
+				unsigned int b = q % 64;
+				uint64_t take = 64 - b < left ? 64 - b : left;
+				uint64_t mask = take == 64 ? ~0ull : ((1ull << take) - 1) << b;
+
+				s->win[(q / 64) % VF_SEQ_WORDS] &= ~mask;
+				q += take;
+				left -= take;
 			}
 		}
 		*w |= bit;

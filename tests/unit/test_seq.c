@@ -107,6 +107,33 @@ static void test_far_apart(void **state)
 	assert_int_equal(s.dups, 0);
 }
 
+/* Bursts that arrive backwards, as from a LIFO buffer cache (null ports):
+ * each burst's first frame jumps ahead over the rest, which the slide must
+ * clear without touching what came before; bursts of several lengths so
+ * the cleared ranges start and end inside words and span word edges. */
+static void test_backward_bursts(void **state)
+{
+	static const unsigned int lens[] = { 32, 1, 63, 64, 65, 7, 130 };
+	uint64_t base = 0, reord = 0;
+
+	vf_seq_reset(&s);
+	for (int round = 0; round < 400; round++) {
+		unsigned int n = lens[round % 7];
+
+		for (unsigned int i = n; i-- > 0;)
+			assert_int_equal(vf_seq_add(&s, base + i),
+					 i == n - 1 ? VF_SEQ_IN_ORDER : VF_SEQ_REORDERED);
+		reord += n - 1;
+		/* the burst before this one is still fully remembered */
+		if (base >= 3)
+			assert_int_equal(vf_seq_add(&s, base - 3), VF_SEQ_DUP);
+		base += n;
+	}
+	assert_int_equal(s.reordered, reord);
+	assert_int_equal(s.dups, 399);
+	assert_int_equal(vf_seq_unique(&s), base);
+}
+
 /* Against an exact model (every number remembered), on a walk that is
  * mostly in order, as a device delivers, with jumps forward, steps back
  * inside and beyond the window, and repeats: the in-order fast path and
@@ -169,6 +196,7 @@ int main(void)
 		cmocka_unit_test(test_swapped_pairs_exact),
 		cmocka_unit_test(test_gap_larger_than_window),
 		cmocka_unit_test(test_far_apart),
+		cmocka_unit_test(test_backward_bursts),
 		cmocka_unit_test(test_against_model),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
