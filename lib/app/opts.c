@@ -221,6 +221,16 @@ static int o_tx_first(struct vf_app *app, const char *arg, char *err, size_t err
 { app->ses.tx_first = true; return 0; }
 static int o_record_cycles(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { app->ses.fwd.record_cycles = true; return 0; }
+static int o_check(struct vf_app *app, const char *arg, char *err, size_t errlen)
+{
+	if (strcmp(arg, "full") && strcmp(arg, "stamp")) {
+		snprintf(err, errlen, "--check: full or stamp, not '%s'", arg);
+		return -1;
+	}
+	app->ses.fwd.check_stamp = arg[0] == 's';
+	return 0;
+}
+
 static int o_one_way(struct vf_app *app, const char *arg, char *err, size_t errlen)
 { app->ses.fwd.one_way = true; return 0; }
 static int o_auto_start(struct vf_app *app, const char *arg, char *err, size_t errlen)
@@ -391,6 +401,9 @@ const struct vf_opt vf_common_opts[] = {
 	  VF_COMP_NONE, NULL, vf__o_max_loss },
 	{ "max-latency", 0, "PCT:USEC", "measure: exit 1 if the PCT percentile latency is above USEC (repeatable)",
 	  VF_COMP_NONE, NULL, vf__o_max_latency },
+	{ "check", 0, "WHAT", "measure: what the receiver checks of each frame: full (the UDP checksum over "
+	  "every byte, default) or stamp (headers and stamp; the zeros after it are not read)",
+	  VF_COMP_CHOICES, "full|stamp", o_check },
 	{ "warmup", 0, "SEC", "measure/search: send for SEC seconds first and discard the figures",
 	  VF_COMP_NONE, NULL, vf__o_warmup },
 	{ "search", 0, NULL, "measure: find NDR and PDR (MLRsearch, RFC 9971), then latency at 10/50/90% of PDR",

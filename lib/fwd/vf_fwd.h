@@ -113,6 +113,7 @@ struct vf_fwd_cfg {
 #define VF_FWD_TX_RETRY_US_MAX 1000	/* with the above, a burst waits 1 s at most */
 	bool record_cycles;		/* --record-core-cycles: time each poll */
 	bool one_way;			/* --one-way: of a port pair only the first sends */
+	bool check_stamp;		/* --check stamp: measure checks headers and stamp only */
 	struct rte_ether_addr peer[VF_MAX_PORTS];	/* --eth-peer */
 	struct rte_mempool *pool;
 	unsigned int nb_cores;

@@ -34,6 +34,7 @@ struct meas_tx {
 	uint8_t epoch;
 	uint32_t clear_seen;
 	uint32_t nflows;
+	uint32_t sum_max;		/* of the datagram the receive check sums (--check) */
 	uint64_t seq;			/* next to stamp */
 	uint64_t sent;			/* accepted by the port, this run (vf_ctr) */
 	uint16_t npend;			/* stamped, refused by a full ring: offered again */

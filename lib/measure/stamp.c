@@ -48,10 +48,12 @@ uint32_t vf_stamp_base_sum(const uint8_t *f, uint32_t len)
 	return sum;
 }
 
-/* The full UDP checksum, non-zero and right: the pseudo-header (the two
+/* The UDP checksum, non-zero and right: the pseudo-header (the two
  * addresses, alen bytes at addrs; protocol 17; the length) plus the
- * datagram of ulen bytes. */
-static bool udp_cksum_ok(const uint8_t *addrs, uint32_t alen, const uint8_t *udp, uint32_t ulen)
+ * datagram of ulen bytes, of which the first sum_max at most are summed
+ * (the rest taken as zeros). */
+static bool udp_cksum_ok(const uint8_t *addrs, uint32_t alen, const uint8_t *udp, uint32_t ulen,
+			 uint32_t sum_max)
 {
 	uint64_t sum64 = vf_csum64(addrs, alen, 0);
 	uint16_t proto = 0, w;
@@ -60,7 +62,7 @@ static bool udp_cksum_ok(const uint8_t *addrs, uint32_t alen, const uint8_t *udp
 	sum64 = vf_csum_add(sum64, proto);
 	memcpy(&w, udp + 4, 2);
 	sum64 = vf_csum_add(sum64, w);
-	sum64 = vf_csum64(udp, ulen, sum64);
+	sum64 = vf_csum64(udp, ulen < sum_max ? ulen : sum_max, sum64);
 	memcpy(&w, udp + 6, 2);
 	return w != 0 && vf_csum_fold64(sum64) == 0xffff;
 }
@@ -69,7 +71,7 @@ static bool udp_cksum_ok(const uint8_t *addrs, uint32_t alen, const uint8_t *udp
  * not ours), the checksum over the pseudo-header and the datagram, and a
  * zero checksum is not allowed (RFC 8200 8.1). */
 static enum vf_stamp_result parse6(const uint8_t *f, uint32_t len, uint32_t off,
-				   struct vf_stamp *s)
+				   struct vf_stamp *s, uint32_t sum_max)
 {
 	const uint8_t *ip = f + off, *udp = ip + 40, *st = udp + 8;
 	uint16_t magic;
@@ -83,13 +85,19 @@ static enum vf_stamp_result parse6(const uint8_t *f, uint32_t len, uint32_t off,
 	ulen = rd16be(udp + 4);
 	if (ulen < 8 + VF_STAMP_LEN || off + 40 + ulen > len || ulen > rd16be(ip + 4))
 		return VF_STAMP_CORRUPT;	/* ours, cut short */
-	if (!udp_cksum_ok(ip + 8, 32, udp, ulen))
+	if (!udp_cksum_ok(ip + 8, 32, udp, ulen, sum_max))
 		return VF_STAMP_CORRUPT;
 	vf_stamp_fields(st, s);
 	return VF_STAMP_OK;
 }
 
 enum vf_stamp_result vf_stamp_parse(const uint8_t *f, uint32_t len, struct vf_stamp *s)
+{
+	return vf_stamp_parse_n(f, len, s, VF_STAMP_SUM_ALL);
+}
+
+enum vf_stamp_result vf_stamp_parse_n(const uint8_t *f, uint32_t len, struct vf_stamp *s,
+				      uint32_t sum_max)
 {
 	uint32_t off = 14, hl, ulen;
 	uint16_t type, magic;
@@ -103,7 +111,7 @@ enum vf_stamp_result vf_stamp_parse(const uint8_t *f, uint32_t len, struct vf_st
 		off = 18;
 	}
 	if (type == 0x86dd)
-		return parse6(f, len, off, s);
+		return parse6(f, len, off, s, sum_max);
 	if (type != 0x0800 || len < off + 20)
 		return VF_STAMP_FOREIGN;
 	ip = f + off;
@@ -121,7 +129,7 @@ enum vf_stamp_result vf_stamp_parse(const uint8_t *f, uint32_t len, struct vf_st
 	if (ulen < 8 + VF_STAMP_LEN || off + hl + ulen > len ||
 	    hl + ulen > rd16be(ip + 2))
 		return VF_STAMP_CORRUPT;	/* ours, cut short */
-	if (!udp_cksum_ok(ip + 12, 8, udp, ulen))
+	if (!udp_cksum_ok(ip + 12, 8, udp, ulen, sum_max))
 		return VF_STAMP_CORRUPT;
 	vf_stamp_fields(st, s);
 	return VF_STAMP_OK;

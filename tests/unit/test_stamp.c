@@ -148,7 +148,7 @@ static void test_vlan(void **state)
 	memcpy(t + 16, f + 12, sizeof(f) - 12);
 	assert_int_equal(vf_stamp_parse(t, sizeof(t), &r), VF_STAMP_OK);
 	assert_int_equal(r.seq, 42);
-	assert_int_equal(vf_stamp_parse_fast(t, sizeof(t), &r), VF_STAMP_OK);
+	assert_int_equal(vf_stamp_parse_fast(t, sizeof(t), &r, VF_STAMP_SUM_ALL), VF_STAMP_OK);
 	assert_int_equal(r.seq, 42);
 }
 
@@ -187,6 +187,9 @@ static void test_fast_parse_equals_general(void **state)
 	static const uint32_t lens[] = { 64, 65, 66, 71, 128, 1001 };
 	uint8_t f[1100], g[1100];
 
+	for (unsigned int m = 0; m < 2; m++) {
+	uint32_t cap = m ? VF_STAMP_SUM_STAMP : VF_STAMP_SUM_ALL;
+
 	for (unsigned int k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
 		uint32_t len = lens[k];
 		struct vf_stamp s = { .stream = 7, .flow = 3, .epoch = 2, .seq = 1000 + len,
@@ -199,8 +202,8 @@ static void test_fast_parse_equals_general(void **state)
 				g[i] ^= (uint8_t)x;
 				memset(&a, 0, sizeof(a));
 				memset(&b, 0, sizeof(b));
-				assert_int_equal(vf_stamp_parse_fast(g, len, &a),
-						 vf_stamp_parse(g, len, &b));
+				assert_int_equal(vf_stamp_parse_fast(g, len, &a, cap),
+						 vf_stamp_parse_n(g, len, &b, cap));
 				assert_memory_equal(&a, &b, sizeof(a));
 			}
 		for (uint32_t cut = 0; cut <= len; cut++) {
@@ -208,13 +211,14 @@ static void test_fast_parse_equals_general(void **state)
 			memcpy(p, f, cut);
 			memset(&a, 0, sizeof(a));
 			memset(&b, 0, sizeof(b));
-			assert_int_equal(vf_stamp_parse_fast(p, cut, &a), vf_stamp_parse(p, cut, &b));
+			assert_int_equal(vf_stamp_parse_fast(p, cut, &a, cap), vf_stamp_parse_n(p, cut, &b, cap));
 			assert_memory_equal(&a, &b, sizeof(a));
 			free(p);
 		}
-		assert_int_equal(vf_stamp_parse_fast(f, len, &a), VF_STAMP_OK);
+		assert_int_equal(vf_stamp_parse_fast(f, len, &a, cap), VF_STAMP_OK);
 		assert_true(a.seq == s.seq && a.tsc == s.tsc && a.stream == 7 && a.flow == 3 &&
 			    a.epoch == 2);
+	}
 	}
 }
 
@@ -263,7 +267,7 @@ static void test_ipv6(void **state)
 		build6(f, len, &s);
 		assert_true(vf_pkt_cksums_ok(f, len));
 		memset(&a, 0, sizeof(a));
-		assert_int_equal(vf_stamp_parse_fast(f, len, &a), VF_STAMP_OK);
+		assert_int_equal(vf_stamp_parse_fast(f, len, &a, VF_STAMP_SUM_ALL), VF_STAMP_OK);
 		assert_true(a.seq == s.seq && a.tsc == s.tsc && a.stream == 9 &&
 			    a.flow == 0x123456 && a.epoch == 5);
 		/* any byte changed from the addresses on: caught */
@@ -277,7 +281,7 @@ static void test_ipv6(void **state)
 			uint8_t *p = malloc(cut ? cut : 1);
 
 			memcpy(p, f, cut);
-			assert_int_not_equal(vf_stamp_parse_fast(p, cut, &b), VF_STAMP_OK);
+			assert_int_not_equal(vf_stamp_parse_fast(p, cut, &b, VF_STAMP_SUM_ALL), VF_STAMP_OK);
 			free(p);
 		}
 		/* a zero checksum is not allowed in IPv6 */
@@ -291,6 +295,61 @@ static void test_ipv6(void **state)
 	}
 }
 
+/* --check stamp (VF_STAMP_SUM_STAMP): the headers and the stamp are
+ * checked as before, the payload after the stamp is not read.  IPv4
+ * (fast and general parser), VLAN-tagged and IPv6: every byte changed in
+ * turn; from the addresses to the stamp's end both modes say corrupt or
+ * foreign, after it only the full check says corrupt; a 64-byte IPv4
+ * frame has nothing after its stamp, so the modes agree on every byte. */
+static void test_check_stamp(void **state)
+{
+	static const uint32_t lens[] = { 64, 65, 128, 1001 };
+	uint8_t f[1100], g[1100];
+	struct vf_stamp s = { .stream = 4, .flow = 1, .epoch = 3, .seq = 5, .tsc = 6 }, a;
+
+	(void)state;
+	for (unsigned int k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		for (int kind = 0; kind < 3; kind++) {	/* IPv4, VLAN, IPv6 */
+			uint32_t len = lens[k] + (kind == 1 ? 4 : 0), end, from;
+
+			if (kind == 2) {
+				if (lens[k] < VF_STAMP_MIN_FRAME6)
+					continue;
+				build6(f, lens[k], &s);
+				len = lens[k];
+				from = 22;
+				end = VF_STAMP_MIN_FRAME6;
+			} else {
+				build(f, lens[k], s.flow, &s);
+				from = 26;
+				end = VF_STAMP_MIN_FRAME;
+				if (kind == 1) {
+					memmove(f + 16, f + 12, lens[k] - 12);
+					f[12] = 0x81; f[13] = 0x00; f[14] = 0; f[15] = 10;
+					from += 4;
+					end += 4;
+				}
+			}
+			assert_int_equal(vf_stamp_parse_n(f, len, &a, VF_STAMP_SUM_STAMP), VF_STAMP_OK);
+			assert_int_equal(vf_stamp_parse_fast(f, len, &a, VF_STAMP_SUM_STAMP), VF_STAMP_OK);
+			assert_true(a.seq == 5 && a.tsc == 6 && a.stream == 4);
+			for (uint32_t i = from; i < len; i++) {
+				enum vf_stamp_result full, part;
+
+				memcpy(g, f, len);
+				g[i] ^= 0x21;
+				full = vf_stamp_parse_n(g, len, &a, VF_STAMP_SUM_ALL);
+				part = vf_stamp_parse_fast(g, len, &a, VF_STAMP_SUM_STAMP);
+				assert_int_not_equal(full, VF_STAMP_OK);
+				if (i < end)
+					assert_int_not_equal(part, VF_STAMP_OK);
+				else
+					assert_int_equal(part, VF_STAMP_OK);
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_csum64_equals_words),
 		cmocka_unit_test(test_fast_parse_equals_general),
 		cmocka_unit_test(test_ipv6),
+		cmocka_unit_test(test_check_stamp),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
