@@ -19,7 +19,9 @@
 #                           PARTS ("null memif vhost"), VF_BUILD (build),
 #                           VF_BUILD_BASE (unset), RINGS (log2 ring sizes for
 #                           extra measure rows with smaller rings, e.g. 8,9),
-#                           QUEUES (1)
+#                           QUEUES (1), TXPKTS (64: the frame length, every
+#                           row), STAMP (1: an extra row "measure stamp",
+#                           nullgen --check stamp)
 #
 # QUEUES=Q: every port with Q queue pairs, each on a forwarding core of its
 # own on both sides (the peer: main lcore 0, forwarding 1..Q; nullgen and
@@ -41,6 +43,7 @@ export NULLGEN="$BUILD/cmd/nullgen/nullgen" MEMIFCTL="$BUILD/cmd/memifctl/memifc
 for b in "$NULLGEN" "$MEMIFCTL" "$VHOSTD" "$VFWD" ${NULLGEN_BASE:+"$NULLGEN_BASE"}; do
     [ -x "$b" ] || { echo "not built: $b" >&2; exit 1; }
 done
+export TXPKTS="${TXPKTS:-64}" STAMP="${STAMP:-0}"
 export ROUNDS="${ROUNDS:-5}" DURATION="${DURATION:-3}" INFLIGHT="${INFLIGHT:-256}" \
     PARTS="${PARTS:-null memif vhost}" QUEUES="${QUEUES:-1}"
 
@@ -52,6 +55,8 @@ E = os.environ
 NULLGEN, MEMIFCTL, VHOSTD, VFWD = E["NULLGEN"], E["MEMIFCTL"], E["VHOSTD"], E["VFWD"]
 BASE = E.get("NULLGEN_BASE") or None
 ROUNDS, DUR, INFLIGHT = int(E["ROUNDS"]), float(E["DURATION"]), int(E["INFLIGHT"])
+LEN = ["--txpkts", E["TXPKTS"]]
+STAMP = E["STAMP"] == "1"
 PARTS = E["PARTS"].split()
 Q = int(E["QUEUES"])
 NCPU = os.cpu_count() or 1
@@ -94,7 +99,7 @@ class Peer:
 
 def mac_loop(port):
     """vfwd's mac loop with INFLIGHT frames: Mpps received."""
-    cli = subprocess.Popen([VFWD, *GEN, *GEN_Q, "-i", "--port", port, "--fwd", "mac"],
+    cli = subprocess.Popen([VFWD, *GEN, *GEN_Q, *LEN, "-i", "--port", port, "--fwd", "mac"],
                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                            stderr=subprocess.DEVNULL, text=True)
 
@@ -126,8 +131,8 @@ def mac_loop(port):
     return (b[0] - a[0]) / (b[1] - a[1]) / 1e6
 
 
-def measure(gen, port):
-    o = last_json([gen, *GEN, *GEN_Q, "--json", "--port", port, "--fwd", "measure",
+def measure(gen, port, extra=()):
+    o = last_json([gen, *GEN, *GEN_Q, *LEN, *extra, "--json", "--port", port, "--fwd", "measure",
                    "--duration", str(DUR)], DUR + 40)
     return o["ports"][0]["rx_pps"] / 1e6 if o else float("nan")
 
@@ -143,11 +148,11 @@ def add(k, v):
 for rnd in range(ROUNDS):
     gens = GENS if rnd % 2 == 0 else GENS[::-1]
     if "null" in PARTS:
-        o = last_json([NULLGEN, *GEN, *GEN_Q, "--json", "--port", "null", "--port", "null",
+        o = last_json([NULLGEN, *GEN, *GEN_Q, *LEN, "--json", "--port", "null", "--port", "null",
                        "--fwd", "io", "--duration", str(DUR)], DUR + 40)
         add(("null", "io"), o["ports"][0]["tx_pps"] / 1e6 if o else float("nan"))
         for name, g in gens:
-            o = last_json([g, *GEN, *GEN_Q, "--json", "--port", "null", "--port", "null",
+            o = last_json([g, *GEN, *GEN_Q, *LEN, "--json", "--port", "null", "--port", "null",
                            "--fwd", "measure", "--duration", str(DUR)], DUR + 40)
             add(("null", f"measure {name}"), o["ports"][0]["tx_pps"] / 1e6 if o else float("nan"))
     for kind in ("memif", "vhost"):
@@ -158,6 +163,8 @@ for rnd in range(ROUNDS):
             add((kind, "mac loop"), mac_loop(peer.port))
             for name, g in gens:
                 add((kind, f"measure {name}"), measure(g, peer.port))
+            if STAMP:
+                add((kind, "measure stamp"), measure(NULLGEN, peer.port, ["--check", "stamp"]))
             # the same with smaller rings on nullgen's side: fewer frames
             # in flight, as in the mac loop (what a full ring costs)
             for lg in RINGS:
@@ -174,7 +181,8 @@ def med(k):
 
 
 print(f"\nMpps, median [min-max] of {ROUNDS} rounds, {DUR:g} s each, {Q} queue pair(s) on as "
-      f"many cores per side, mac loop with {INFLIGHT} in flight per queue")
+      f"many cores per side, mac loop with {INFLIGHT} in flight per queue, "
+      f"{E['TXPKTS']}-byte frames")
 for k in sorted(res, key=lambda k: (["null", "memif", "vhost"].index(k[0]), k[1])):
     v = [x for x in res[k] if x == x]
     ref = ("null", "io") if k[0] == "null" else (k[0], "mac loop")
