@@ -376,6 +376,11 @@ static void on_done(int fd, uint32_t events, void *arg)
 
 	if (read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		VF_WARN("ctl socket: %s", strerror(errno));
+	/* The events the commands raised go out now, before their replies:
+	 * a script of commands raises them faster than the 100 ms drain
+	 * takes them (8000 "set rx-mode" in 0.18 s filled the 2048-slot
+	 * ring and lost a third of them). */
+	vf_event_flush();
 	while ((job = vf__ctl_runner_take_done()) != NULL) {
 		struct client *c = job->owner;
 
