@@ -69,8 +69,12 @@ def detach(pid):
 vh = start([VHOSTD, "-l", "0-1", "--ctl", CTL, "--iface", S[0], "--iface", S[1]])
 wait_for(lambda: os.path.exists(S[0]) and os.path.exists(S[1]) and os.path.exists(CTL),
          what="vhostd's sockets")
-ng = start([NULLGEN, "-l", "0-1", "--port", "virtio_user,path=" + S[0],
-            "--port", "virtio_user,path=" + S[1], "--fwd", "measure", "--rate", "20k",
+# Rings of 4096: 0.4 s of the steady stream each way.  What a pause of
+# vhostd's would lose is the point; a 25 ms stall of the steady nullgen
+# itself (two cores, four pollers, ThreadSanitizer) overfilled 256 and
+# vhostd dropped 8 frames a way, with no attach or detach to blame.
+ng = start([NULLGEN, "-l", "0-1", "--port", "virtio_user,queue_size=4096,path=" + S[0],
+            "--port", "virtio_user,queue_size=4096,path=" + S[1], "--fwd", "measure", "--rate", "20k",
             "--drain-ms", "1000", "--json", "--ctl", NGCTL])
 wait_for(lambda: os.path.exists(NGCTL), what="nullgen's control socket")
 wait_for(lambda: pair_rx(fwd_streams()) > 1000, what="the steady stream through vhostd")
@@ -114,8 +118,10 @@ check(ng.returncode == 0, f"steady nullgen: rc {ng.returncode}: {err[-2000:]}")
 t = final_stats(out)["measure"]["total"]
 print("steady stream: sent %d received %d lost %d, worst latency %.2f ms" % (
     t["sent"], t["received"], t["lost"], t["latency_us"]["max"] / 1000), flush=True)
+pair = [{k: s[k] for k in ("rx_port", "tx_port", "rx", "tx", "dropped", "tx_retries")}
+        for s in fwd_streams() if s["rx_port"] in (0, 1)]
 check(t["sent"] > 20000 and t["lost"] == 0 and t["received"] == t["sent"],
-      f"the steady stream lost frames while ports came and went: {t}")
+      f"the steady stream lost frames while ports came and went: {t}; vhostd's streams: {pair}")
 
 streams = fwd_streams()
 check(sorted({s["rx_port"] for s in streams}) == [0, 1], f"vhostd's streams at the end: {streams}")
