@@ -386,8 +386,9 @@ static int app_run(struct vf_app *app, const struct vf_tool *tool, int argc, cha
 		return usage_error(tool, err);
 	}
 	if ((app->ses.search.on || app->ses.hist_file[0] || app->ses.limits.has_loss || app->ses.limits.nb_lat ||
-	     app->ses.warmup > 0) && !app->ses.fwd.mode->drains)
-		return usage_error(tool, "--search, --warmup, --hist-file, --max-loss and --max-latency need --fwd measure");
+	     app->ses.warmup > 0 || app->check_given) && !app->ses.fwd.mode->drains)
+		return usage_error(tool, "--search, --warmup, --check, --hist-file, --max-loss and --max-latency "
+				   "need --fwd measure");
 	/* A search over null ports has nothing to find; a fixed run there
 	 * still times measuring itself (bench/measure.sh), so it only warns. */
 	if (app->ses.fwd.mode->drains && only_null_ports(app) && app->ses.search.on)

@@ -228,6 +228,7 @@ static int o_check(struct vf_app *app, const char *arg, char *err, size_t errlen
 		return -1;
 	}
 	app->ses.fwd.check_stamp = arg[0] == 's';
+	app->check_given = true;
 	return 0;
 }
 

@@ -89,6 +89,7 @@ struct vf_app {
 	char eal_args[1024];
 	bool mode_set;			/* --fwd given */
 	const char *search_opt;		/* the first search-only option given, or NULL */
+	bool check_given;		/* --check given: what measure's receiver checks */
 	/* ",KEY=VALUE..." of the devarg options (vf_opt.devarg), for finish() */
 	char port_kv[1024];
 	/* control socket (--ctl, --ctl-mode, --ctl-group; service.c) */

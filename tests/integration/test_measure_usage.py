@@ -81,9 +81,11 @@ check(r.returncode == 0, f"measure over null: exit {r.returncode}: {r.stderr}")
 check("measure over null ports only" in r.stderr, f"measure over null: no warning: {r.stderr}")
 check(final_stats(r.stdout)["measure"]["streams"][0]["sent"] > 0, "measure over null sent nothing")
 
-# --warmup is for measure
+# --warmup and --check are for measure
 r = nullgen(["--fwd", "txonly", "--warmup", "1", "--duration", "1"])
 usage_error(r, "--warmup", "--fwd measure")
+r = nullgen(["--fwd", "txonly", "--check", "stamp", "--duration", "1"])
+usage_error(r, "--check", "--fwd measure")
 r = nullgen(["--port", memif(os.path.join(D, "none.sock")), "--fwd", "measure", "--warmup", "0"])
 usage_error(r, "bad --warmup '0'")
 
