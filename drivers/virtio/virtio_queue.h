@@ -33,6 +33,12 @@
 #define VIO_TX_RECLAIM_BELOW 64
 /* Rx refill waits until this many descriptors are free (batching). */
 #define VIO_RX_REFILL_MIN 32
+/* Buffers one in-place get hands out (virtio_inplace.c): a burst's worth. */
+#define VIO_HELD_MAX 512
+/* A tx cookie with this bit is a raw pool object that carried a frame
+ * built in place (no mbuf fields set): it goes back with
+ * rte_mempool_put, not as a packet. */
+#define VIO_COOKIE_RAW ((uintptr_t)1)
 
 struct vio_qstats {
 	uint64_t packets, bytes;
@@ -41,6 +47,7 @@ struct vio_qstats {
 	uint64_t kicks;
 	uint64_t bad_len;	/* rx: used len > buffer or < header (dropped) */
 	uint64_t bad_hdr;	/* rx: num_buffers 0 or > ring size (dropped) */
+	uint64_t in_place;	/* frames moved in place (virtio_inplace.c) */
 };
 
 struct vio_queue {
@@ -56,7 +63,8 @@ struct vio_queue {
 	uint16_t port_id;
 	uint16_t vring;		/* vhost-user vring index */
 	int kickfd, callfd;
-	struct rte_mempool *pool;			/* rx buffers */
+	struct rte_mempool *pool;			/* rx buffers; tx: in-place ones */
+	uint32_t room;		/* bytes of a pool buffer after the headroom */
 	struct virtio_net_hdr_mrg_rxbuf *hdrs;		/* tx: per-descriptor header
 							 * for packets without headroom */
 	/* rx: mergeable packet being assembled across bursts */
@@ -72,6 +80,10 @@ struct vio_queue {
 	/* control: the ring block and private slots */
 	void *mem;
 	struct vqs_slot *slots;
+	/* in place (virtio_inplace.c): the pool buffers between a get and
+	 * its put, min(size, VIO_HELD_MAX) of them */
+	struct rte_mbuf **held;
+	uint16_t nheld, held_max;
 	/* packed rings (virtio_rxtx_packed.c): used instead of vq */
 	bool packed;
 	struct vq_packed pq;
@@ -88,32 +100,37 @@ static inline void vio_set_ready(struct vio_queue *q, bool on)
 	__atomic_store_n(&q->ready, on ? 1u : 0u, __ATOMIC_RELEASE);
 }
 
-/* The header every transmitted packet carries: the offload request the
- * backend takes (vf_ol_tx_burst() finished the rest in software), else
- * all zero.  The one place a tx header is written. */
-static inline void vio_hdr_tx(const struct vio_queue *q, struct virtio_net_hdr_mrg_rxbuf *h,
-			      const struct rte_mbuf *m)
+/* The header of a frame that asks for nothing: all zero.  A forwarded
+ * packet's headroom, or a pool buffer, usually still holds the header the
+ * device wrote on receive: all zero but num_buffers (1).  Only the 10
+ * bytes of struct virtio_net_hdr are tested and written, because
+ * num_buffers is unused on transmit (the device ignores it; DPDK's virtio
+ * PMD leaves it as well): a store here would dirty a line the device reads
+ * next and then writes again, one line more crossing between the cores
+ * per packet each way. */
+static inline void vio_hdr_clear(struct virtio_net_hdr_mrg_rxbuf *h)
 {
 	uint64_t a;
 	uint16_t b;
 
+	memcpy(&a, h, sizeof(a));
+	memcpy(&b, (char *)h + sizeof(a), sizeof(b));
+	if (a != 0 || b != 0)
+		memset(h, 0, sizeof(struct virtio_net_hdr));
+}
+
+/* The header every transmitted packet carries: the offload request the
+ * backend takes (vf_ol_tx_burst() finished the rest in software), else
+ * all zero.  With vio_hdr_clear, the one place a tx header is written. */
+static inline void vio_hdr_tx(const struct vio_queue *q, struct virtio_net_hdr_mrg_rxbuf *h,
+			      const struct rte_mbuf *m)
+{
 	if (__builtin_expect(q->ol_tx.caps != 0 && (m->ol_flags & VF_OL_TX_MASK), 0)) {
 		vnet_ol_mbuf_to_hdr(m, &h->hdr, false);
 		h->num_buffers = 0;
 		return;
 	}
-
-	/* A forwarded packet's headroom usually still holds the header the
-	 * device wrote on receive: all zero but num_buffers (1).  Only the
-	 * 10 bytes of struct virtio_net_hdr are tested and written, because
-	 * num_buffers is unused on transmit (the device ignores it; DPDK's
-	 * virtio PMD leaves it as well): a store here would dirty a line
-	 * the device reads next and then writes again, one line more
-	 * crossing between the cores per packet each way. */
-	memcpy(&a, h, sizeof(a));
-	memcpy(&b, (char *)h + sizeof(a), sizeof(b));
-	if (a != 0 || b != 0)
-		memset(h, 0, sizeof(struct virtio_net_hdr));
+	vio_hdr_clear(h);
 }
 _Static_assert(sizeof(struct virtio_net_hdr) == 10, "10-byte header before num_buffers");
 _Static_assert(sizeof(struct virtio_net_hdr_mrg_rxbuf) == 12, "12-byte header");

@@ -32,7 +32,7 @@ void vio_tx_reclaim(struct vio_queue *q)
 			uint16_t k = n < VIO_CHUNK ? n : VIO_CHUNK;
 
 			vqs_inorder_take(vq, k, (void **)done);
-			vf_mbuf_free_bulk(done, k);
+			vio_tx_free(q, (void **)done, k);
 			n -= k;
 		}
 		return;
@@ -51,7 +51,7 @@ void vio_tx_reclaim(struct vio_queue *q)
 		}
 out:
 		if (k)
-			vf_mbuf_free_bulk(done, k);
+			vio_tx_free(q, (void **)done, k);
 		if (vq->broken)
 			return;
 	}
@@ -150,9 +150,11 @@ int vio_queue_alloc(struct vio_queue *q, uint16_t size, bool rx, int socket)
 	 * are private memory that no peer maps (issue 31). */
 	q->mem = vf_mem_share_alloc(len, 4096, socket);
 	q->slots = calloc(size, sizeof(*q->slots));
+	q->held_max = size < VIO_HELD_MAX ? size : VIO_HELD_MAX;
+	q->held = calloc(q->held_max, sizeof(*q->held));
 	if (!rx)
 		q->hdrs = vf_mem_share_alloc(sizeof(*q->hdrs) * size, 64, socket);
-	if (q->mem == NULL || q->slots == NULL || (!rx && q->hdrs == NULL)) {
+	if (q->mem == NULL || q->slots == NULL || q->held == NULL || (!rx && q->hdrs == NULL)) {
 		vio_queue_free(q);
 		return -ENOMEM;
 	}
@@ -165,6 +167,8 @@ void vio_queue_free(struct vio_queue *q)
 {
 	vf_mem_share_free(q->mem);
 	free(q->slots);
+	free(q->held);
+	q->held = NULL;
 	vf_mem_share_free(q->hdrs);
 	free(q->pslots);
 	q->pslots = NULL;

@@ -328,15 +328,37 @@ static __rte_always_inline uint16_t vio_rx_fill_body(struct vio_queue *q, bool p
 }
 
 /* Posted buffers still in a ring being reset: rx ones are raw pool
- * objects (vio_rx_post_body), tx ones packets. */
+ * objects (vio_rx_post_body), tx ones packets or, tagged, raw pool objects
+ * that carried a frame built in place (virtio_inplace.c). */
 static inline void vio_free_cookie(void *c, void *arg)
 {
 	const struct vio_queue *q = arg;
 
 	if (q->rx)
 		vio_rx_putback(c);
+	else if ((uintptr_t)c & VIO_COOKIE_RAW)
+		rte_mempool_put(q->pool, (void *)((uintptr_t)c & ~VIO_COOKIE_RAW));
 	else
 		rte_pktmbuf_free(c);
+}
+
+/* Completed tx cookies back where they came from: packets freed, raw
+ * buffers of in-place frames put back in the pool. */
+static __rte_always_inline void vio_tx_free(struct vio_queue *q, void **c, uint16_t k)
+{
+	void *raw[VIO_CHUNK];
+	uint16_t nr = 0, np = 0;
+
+	for (uint16_t i = 0; i < k; i++) {
+		if ((uintptr_t)c[i] & VIO_COOKIE_RAW)
+			raw[nr++] = (void *)((uintptr_t)c[i] & ~VIO_COOKIE_RAW);
+		else
+			c[np++] = c[i];
+	}
+	if (np)
+		vf_mbuf_free_bulk((struct rte_mbuf **)c, np);
+	if (nr)
+		rte_mempool_put_bulk(q->pool, raw, nr);
 }
 
 #endif

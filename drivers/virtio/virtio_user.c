@@ -27,6 +27,7 @@
 #include "vf_sync.h"
 
 #include "vu_socket.h"
+#include "virtio_inplace.h"
 #include "virtio_rxtx.h"
 #include "virtio_user_priv.h"
 #include "virtio_user_dev.h"
@@ -256,7 +257,9 @@ static void do_configure(void *arg)
 			a->rc = -ENOMEM;
 			return;
 		}
-		d->rxq[i]->pool = a->conf->pool;
+		d->rxq[i]->pool = d->txq[i]->pool = a->conf->pool;
+		d->rxq[i]->room = d->txq[i]->room =
+			rte_pktmbuf_data_room_size(a->conf->pool) - RTE_PKTMBUF_HEADROOM;
 	}
 	d->active_qp = np;
 	a->rc = 0;
@@ -297,6 +300,8 @@ static int vu_start(struct vf_port *port)
 	/* Offloads or not, a request in a packet is finished (in software
 	 * where the backend does not take it) before it goes out. */
 	port->tx_burst = d->packed ? vio_tx_burst_packed_ol : vio_tx_burst_ol;
+	/* Frames in place for measure: split rings (virtio_inplace.c). */
+	port->slots = d->packed ? NULL : &vio_slots_split;
 	/* Without a backend yet the queues are simply not ready (bursts
 	 * move nothing) until one connects. */
 	vf_ctl_call(do_start, d);
@@ -319,6 +324,7 @@ static void vu_stop(struct vf_port *port)
 	vf_ctl_call(do_stop, d);
 	port->rx_burst = vf_port_rx_none;
 	port->tx_burst = vf_port_tx_none;
+	port->slots = NULL;
 }
 
 static void do_close(void *arg)

@@ -96,11 +96,13 @@ static unsigned int ol_xstats(const struct vu_dev *d, struct vf_xstat *xs, unsig
 int vu_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned int n)
 {
 	struct vu_dev *d = port->priv;
-	uint64_t v[14] = { d->link_down, d->connects, d->ring_broken, d->start_fail };
-	static const char *const names[14] = {
+	enum { NB = 16 };
+	uint64_t v[NB] = { d->link_down, d->connects, d->ring_broken, d->start_fail };
+	static const char *const names[NB] = {
 		"link_down_events", "backend_connects", "ring_broken", "start_failures",
 		"used_bad_id", "used_bad_len", "used_idx_jump", "rx_bad_len", "rx_bad_hdr",
 		"rx_kicks", "tx_kicks", "rx_nombuf", "used_bad_flags", "peer_rejects",
+		"rx_in_place", "tx_in_place",
 	};
 	unsigned int i;
 
@@ -121,13 +123,15 @@ int vu_xstats_get(struct vf_port *port, struct vf_xstat *xs, unsigned int n)
 		v[9] += vf_ctr_read(r->st.kicks);
 		v[10] += vf_ctr_read(t->st.kicks);
 		v[11] += vf_ctr_read(r->st.nombuf);
+		v[14] += vf_ctr_read(r->st.in_place);
+		v[15] += vf_ctr_read(t->st.in_place);
 	}
 	v[13] = d->peer_rejects;
-	for (i = 0; i < 14 && i < n; i++) {
+	for (i = 0; i < NB && i < n; i++) {
 		snprintf(xs[i].name, sizeof(xs[i].name), "%s", names[i]);
 		xs[i].value = v[i];
 	}
-	return 14 + (int)ol_xstats(d, xs + 14, n > 14 ? n - 14 : 0);
+	return NB + (int)ol_xstats(d, xs + NB, n > NB ? n - NB : 0);
 }
 
 static const char *vu_state(const struct vu_dev *d)

@@ -229,6 +229,46 @@ static inline void vqs_inorder_take(struct vq_split *vq, uint16_t n, void **cook
 	vq->used_idx += n;
 }
 
+/* The next used entry (one of those counted by vqs_used_count), read once
+ * and not completed: the chain head it names and the length it claims.
+ * -EPROTO when it names no outstanding chain (nothing changed: vqs_get on
+ * it breaks the ring). */
+static inline int vqs_peek(const struct vq_split *vq, uint16_t *id, uint32_t *len)
+{
+	const volatile struct vring_used_elem *e = &vq->used->ring[vq->used_idx & vq->mask];
+	uint32_t i = e->id, l = e->len;	/* single fetch of device data */
+
+	if (vq->in_order ? i != vq->tail : i >= vq->size || vq->slot[i].cookie == NULL)
+		return -EPROTO;
+	*id = (uint16_t)i;
+	*len = l;
+	return 0;
+}
+
+/* Completes the chain of the next used entry, head id (from vqs_peek), and
+ * returns its cookie. */
+static inline void *vqs_complete(struct vq_split *vq, uint16_t id)
+{
+	struct vqs_slot *s = &vq->slot[id];
+	void *cookie = s->cookie;
+
+	s->cookie = NULL;
+	vq->nfree += s->ndesc;
+	vq->inflight--;
+	vq->used_idx++;
+	if (vq->in_order) {
+		vq->tail = (vq->tail + s->ndesc) & vq->mask;
+	} else {
+		uint16_t last = id, k;
+
+		for (k = 1; k < s->ndesc; k++)
+			last = vq->slot[last].next;
+		vq->slot[last].next = vq->head;
+		vq->head = id;
+	}
+	return cookie;
+}
+
 /* Reads the next used entry (one of those counted by vqs_used_count),
  * completes its chain and returns its cookie and the used length.
  * Returns 0; -EMSGSIZE when the device claims more bytes than posted (the
@@ -237,41 +277,20 @@ static inline void vqs_inorder_take(struct vq_split *vq, uint16_t n, void **cook
  * nothing completed). */
 static inline int vqs_get(struct vq_split *vq, void **cookie, uint32_t *len)
 {
-	const volatile struct vring_used_elem *e = &vq->used->ring[vq->used_idx & vq->mask];
-	uint32_t id = e->id, l = e->len;	/* single fetch of device data */
-	struct vqs_slot *s;
+	uint16_t id;
+	uint32_t posted;
 
-	if (vq->in_order) {
-		if (__builtin_expect(id != vq->tail, 0))
-			goto bad_id;
-	} else if (__builtin_expect(id >= vq->size || vq->slot[id].cookie == NULL, 0)) {
-		goto bad_id;
+	if (__builtin_expect(vqs_peek(vq, &id, len) != 0, 0)) {
+		vqs_break(vq, VQS_ERR_BAD_ID);
+		return -EPROTO;
 	}
-	s = &vq->slot[id];
-	*cookie = s->cookie;
-	*len = l;
-	s->cookie = NULL;
-	vq->nfree += s->ndesc;
-	vq->inflight--;
-	vq->used_idx++;
-	if (vq->in_order) {
-		vq->tail = (vq->tail + s->ndesc) & vq->mask;
-	} else {
-		uint16_t last = (uint16_t)id, k;
-
-		for (k = 1; k < s->ndesc; k++)
-			last = vq->slot[last].next;
-		vq->slot[last].next = vq->head;
-		vq->head = (uint16_t)id;
-	}
-	if (__builtin_expect(l > s->len, 0)) {
+	posted = vq->slot[id].len;
+	*cookie = vqs_complete(vq, id);
+	if (__builtin_expect(*len > posted, 0)) {
 		vq->err[VQS_ERR_BAD_LEN]++;
 		return -EMSGSIZE;
 	}
 	return 0;
-bad_id:
-	vqs_break(vq, VQS_ERR_BAD_ID);
-	return -EPROTO;
 }
 
 #endif

@@ -13,20 +13,26 @@ data rooms, rings and tx headers; mbuf headers, the mempool and every
 queue's state are private (lib/core/vf_mem.h, man vf-ports(7) "What a
 peer can reach").
 
-    test_virtio_scribble.py [split|packed] [--long]
+    test_virtio_scribble.py [split|packed|measure] [--long]
 
 The back-end is test_virtio_hostile's Python device; vfwd runs io mode and
-sends back what it receives.  Short form: 0.6 s per pattern; --long: 2 s."""
+sends back what it receives.  measure: nullgen --fwd measure on a split
+ring instead, which builds its frames in pool buffers the back-end reads
+and parses received ones where the back-end wrote them
+(drivers/virtio/virtio_inplace.c), the device reflecting each frame; after
+every reconnect 200 frames go round intact and count as received.  Short
+form: 0.6 s per pattern; --long: 2 s."""
 import os
 import random
 import socket
 import struct
 import sys
 import threading
+import json
 import time
 
 from test_virtio_hostile import HDR, TX_HDR, Backend, frame
-from vio_peers import Vfwd, check, sock_path, wait_for
+from vio_peers import Vfwd, check, sock_path, vftest, wait_for
 
 AVAIL, USED, WRITE = 1 << 7, 1 << 15, 2
 
@@ -141,14 +147,26 @@ class Device(Backend):
                      what=f"tx packet {self.tx_k}")
             check(bytes(got[-1]) == TX_HDR + f, f"forwarded bytes differ: {got[-1]!r}")
 
-    def pump(self, stop, counts):
-        """Traffic until stop: deliver, complete; any error ends it."""
+    def reflect(self, n):
+        """n of nullgen's frames sent back as they came (a full rx ring
+        drops one, as a switch would)."""
+        for _ in range(n):
+            got = []
+            wait_for(lambda: got.append(self.tx()) or got[-1] is not None, timeout=30,
+                     what=f"tx packet {self.tx_k}")
+            self.rx(bytes(got[-1][HDR:]))
+
+    def pump(self, stop, counts, echo=False):
+        """Traffic until stop: deliver, complete; any error ends it.
+        echo: what is sent comes back (measure), else new frames."""
         try:
             while not stop.is_set():
-                if self.rx(frame(self.rx_k)):
+                if not echo and self.rx(frame(self.rx_k)):
                     counts[0] += 1
-                while self.tx() is not None:
+                while (d := self.tx()) is not None:
                     counts[1] += 1
+                    if echo and self.rx(bytes(d[HDR:])):
+                        counts[0] += 1
         except (Garbage, ValueError, IndexError, struct.error):
             pass        # garbage read back: the device gives up
 
@@ -194,8 +212,16 @@ def main(kind, long_form):
     secs = 2.0 if long_form else 0.6
     sock = sock_path(f"vio-scribble-{kind}.sock")
     port = f"virtio_user,path={sock},reconnect-ms=100" + (",packed_vq=1" if kind == "packed" else "")
+    measure = kind == "measure"
+    ctl = sock_path("vio-scribble-ng.ctl")
     be = Device(sock, case)
-    vf = Vfwd([port], extra=["--total-num-mbufs", "4096"])
+    vf = Vfwd([port], extra=["--total-num-mbufs", "4096"] +
+              (["--fwd", "measure", "--rate", "20k", "--drain-ms", "200", "--ctl", ctl]
+               if measure else []),
+              tool="nullgen" if measure else "vfwd")
+
+    def good(n):      # through the back-end of the moment
+        (be.reflect if measure else be.exchange)(n)
     wait_for(be.running.is_set, timeout=60, what="DRIVER_OK from vfwd")
     vf.wait_link(True)
     kinds = None
@@ -206,16 +232,16 @@ def main(kind, long_form):
             be = Device(sock, case)
             wait_for(be.running.is_set, timeout=60, what=f"reconnect before {name}")
             vf.wait_link(True)
-        be.exchange(8)
+        good(200 if measure else 8)
         size = sum(s for _, s, _ in be.regions)
         stop, counts = threading.Event(), [0, 0]
-        t = threading.Thread(target=be.pump, args=(stop, counts), daemon=True)
+        t = threading.Thread(target=be.pump, args=(stop, counts, measure), daemon=True)
         t.start()
         time.sleep(0.1)         # traffic under way
         passes = scribble(be, name, rnd, secs)
         stop.set()
         t.join(10)
-        check(vf.p.poll() is None, f"vfwd died scribbled with {name}:\n"
+        check(vf.p.poll() is None, f"{kind}: died scribbled with {name}:\n"
               + vf.err.text()[-3000:])
         be.hang_up()
         vf.wait_link(False)
@@ -228,10 +254,23 @@ def main(kind, long_form):
     be = Device(sock, case)
     wait_for(be.running.is_set, timeout=60, what="reconnect after the last pattern")
     vf.wait_link(True)
-    be.exchange(8)
+    good(200 if measure else 8)
+    if measure:
+        r = vftest.run([vftest.binary("vfctl"), "-s", ctl, "show", "port", "xstats", "0", "json"])
+        check(r.returncode == 0, f"xstats: {r.stderr}")
+        xs = json.loads(r.stdout)["ports"][0]["xstats"]
     st = vf.stop()
     p = st["ports"][0]
     check(p["ipackets"] >= 48 and p["opackets"] >= 48, f"counters {p}")
+    if measure:
+        # the 6 x 200 reflected before each scribble came back whole
+        t = st["measure"]["total"]
+        print(f"measure: {t['sent']} sent, {t['received']} received, corrupt "
+              f"{st['measure']['corrupt']}, foreign {st['measure']['foreign']}")
+        check(t["received"] >= 1200, f"measure received {t['received']} of at least 1200")
+        # and in place: the frames were built and parsed in the ring's buffers
+        print(f"in place: rx {xs['rx_in_place']} tx {xs['tx_in_place']}")
+        check(xs["rx_in_place"] >= 1200 and xs["tx_in_place"] >= 1200, f"xstats {xs}")
     print(f"ok: virtio_user {kind} survives a back-end scribbling over its memory "
           f"(last pattern {kinds}); rx {p['ipackets']} tx {p['opackets']} "
           f"rx-err {p['ierrors']}")
@@ -239,4 +278,4 @@ def main(kind, long_form):
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    main(next((a for a in args if a in ("split", "packed")), "split"), "--long" in args)
+    main(next((a for a in args if a in ("split", "packed", "measure")), "split"), "--long" in args)

@@ -105,10 +105,10 @@ class Testpmd:
 
 
 class Vfwd:
-    """vfwd with --json --stats-period, stats read while it runs."""
+    """vfwd (or nullgen: tool) with --json --stats-period, stats read while it runs."""
 
-    def __init__(self, ports, extra=()):
-        args = [vftest.binary("vfwd"), "-l", "0-1", "--json", "--stats-period", "0.3", "-v"]
+    def __init__(self, ports, extra=(), tool="vfwd"):
+        args = [vftest.binary(tool), "-l", "0-1", "--json", "--stats-period", "0.3", "-v"]
         for p in ports:
             args += ["--port", p]
         args += list(extra)
