@@ -15,7 +15,11 @@ sent must match the mean the option asks for:
 Tolerance of the counts: 4 % of the expected frames plus two bursts of 32
 per stream (the bucket's granularity); the Poisson count's own standard
 deviation over 1.5 s at 20 kpps is 0.6 %.  No timing thresholds: counts and
-the rate the run itself measured (sent / effective seconds).
+the rate the run itself measured (sent / effective seconds).  A run that
+fell short and says so (tester_limited: the core was away longer than the
+pattern's bucket covers, frames it could not hold are not sent later) is
+run again, up to three times: in CI a poisson run once sent 24209 of 30008
+so flagged.  A pattern whose mean is wrong falls short every time.
 
 The text report prints the load in pps, L2 and L1 bit/s; bad rates and
 patterns exit 2 with a message, and a percentage of a port that reports no
@@ -34,17 +38,23 @@ BASE = [binary("nullgen")] + CORES + ["--port", "null", "--port", "null", "--fwd
                                      "--duration", "1.5"]
 
 
-def measured(args, expect_pps):
-    r = vftest.run(BASE + args + ["--json"], timeout=60)
-    check(r.returncode == 0, f"{args}: exit {r.returncode}: {r.stderr}")
-    st = final_stats(r.stdout)
-    load = st["load"]
-    sent = st["measure"]["total"]["sent"]
-    want = expect_pps * load["effective_s"]
-    tol = 0.04 * want + 2 * 32 * 2
-    print(f"{' '.join(args)}: sent {sent} in {load['effective_s']:.3f} s, expected {want:.0f} +- {tol:.0f}")
-    check(abs(sent - want) <= tol, f"{args}: sent {sent}, expected {want:.0f} +- {tol:.0f}")
-    return load
+def measured(args, expect_pps, tries=3):
+    for k in range(tries):
+        r = vftest.run(BASE + args + ["--json"], timeout=60)
+        check(r.returncode == 0, f"{args}: exit {r.returncode}: {r.stderr}")
+        st = final_stats(r.stdout)
+        load = st["load"]
+        sent = st["measure"]["total"]["sent"]
+        want = expect_pps * load["effective_s"]
+        tol = 0.04 * want + 2 * 32 * 2
+        print(f"{' '.join(args)}: sent {sent} in {load['effective_s']:.3f} s, expected "
+              f"{want:.0f} +- {tol:.0f}{', tester-limited' if load['tester_limited'] else ''}",
+              flush=True)
+        if abs(sent - want) <= tol:
+            return load
+        if not (load["tester_limited"] and sent < want and k + 1 < tries):
+            break
+    check(False, f"{args}: sent {sent}, expected {want:.0f} +- {tol:.0f} (try {k + 1})")
 
 
 # rates in bit/s and percent become pps with the frame length in use
